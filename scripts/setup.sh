@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs every tool the playground and its tests need, from the package registries only.
+# Idempotent: each tool is skipped when it is already there at the right version.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+BINARYEN_VERSION=132.0.0
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly, or Trunk reaches for the network.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
+
+say() { printf '[setup] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_missing=()
+command -v clang >/dev/null || apt_missing+=(clang)
+command -v chromium >/dev/null || apt_missing+=(chromium)
+command -v chromedriver >/dev/null || apt_missing+=(chromium-driver)
+if ((${#apt_missing[@]})); then
+  say "apt-get install ${apt_missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_missing[@]}" >/dev/null
+fi
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  say "cargo install trunk $TRUNK_VERSION (several minutes on 2 cores)"
+  cargo install --locked trunk --version "$TRUNK_VERSION"
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  # Not --locked: one of its pinned dependencies is no longer on the registry (TOOLCHAIN.md).
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# npm packages: binaryen 132 for wasm-opt (Debian's 108 corrupts the module) and playwright-core for the e2e tests.
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+   || ! grep -q "\"version\": \"$BINARYEN_VERSION\"" node_modules/binaryen/package.json 2>/dev/null \
+   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+say "ready"

@@ -1,0 +1,82 @@
+//! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document.
+
+use outbox_playground::{experiments, trace};
+use std::io::Read;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: experiments --check | experiments replay FILE (or - for stdin)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["--check"] => check(),
+        ["replay", path] => replay(path),
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn check() -> ExitCode {
+    let (mut passed, mut failed) = (0, 0);
+    for (experiment, outcome) in experiments::ALL.iter().zip(experiments::check_all()) {
+        match outcome {
+            Ok(c) => {
+                let mark = if c.ok() { "ok" } else { "FAILED" };
+                println!(
+                    "{mark:<6} {} {} ({}) — expected: {} — got: {}",
+                    c.id, c.title, c.section, c.expected, c.got
+                );
+                for m in &c.mismatches {
+                    println!("       mismatch {m}");
+                }
+                if c.ok() {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+            Err(e) => {
+                println!("FAILED {}: {e}", experiment.file);
+                failed += 1;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn replay(path: &str) -> ExitCode {
+    let mut text = String::new();
+    let read = if path == "-" {
+        std::io::stdin()
+            .take(trace::MAX_TRACE_BYTES as u64 + 1)
+            .read_to_string(&mut text)
+            .map(|_| ())
+    } else {
+        std::fs::File::open(path).and_then(|f| {
+            f.take(trace::MAX_TRACE_BYTES as u64 + 1)
+                .read_to_string(&mut text)
+                .map(|_| ())
+        })
+    };
+    if let Err(e) = read {
+        eprintln!("cannot read {path}: {e}");
+        return ExitCode::from(2);
+    }
+    match trace::replay_text(&text) {
+        Ok(result) => {
+            println!("{}", result.to_json_pretty());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("invalid trace: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The article's twelve experiments (PROTOCOL.md §9) as trace files, embedded so the CLI, the tests and the
+//! browser replay the very same bytes, and the check that compares each live result with the article's.
+
+use crate::trace::{self, ResultDoc};
+use serde_json::{Map, Value};
+
+/// One experiment file: its name in `experiments/` and its text.
+#[derive(Clone, Copy, Debug)]
+pub struct Experiment {
+    pub file: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! experiment {
+    ($file:literal) => {
+        Experiment {
+            file: $file,
+            text: include_str!(concat!("../experiments/", $file)),
+        }
+    };
+}
+
+pub const ALL: [Experiment; 12] = [
+    experiment!("01-unsafe-dual-write.json"),
+    experiment!("02-accepted-is-not-applied.json"),
+    experiment!("03-arrival-3-1-2.json"),
+    experiment!("04-six-permutations.json"),
+    experiment!("05-dedupe-only-consumer.json"),
+    experiment!("06-schema-v2-blocks.json"),
+    experiment!("07-gap-isolation.json"),
+    experiment!("08-relay-starvation.json"),
+    experiment!("09-ten-crash-boundaries.json"),
+    experiment!("10-rejecting-triggers.json"),
+    experiment!("11-racing-writers.json"),
+    experiment!("12-producer-idempotency.json"),
+];
+
+/// The outcome of replaying one experiment and comparing it with what the article states.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub id: String,
+    pub title: String,
+    pub section: String,
+    pub summary: String,
+    /// The article's expected outcome: a part of the result document.
+    pub expected: Value,
+    /// The live result cut to the same shape as `expected`, so the two read side by side.
+    pub got: Value,
+    /// Where the two differ (empty when the experiment reproduced).
+    pub mismatches: Vec<String>,
+    pub result: ResultDoc,
+}
+
+impl Check {
+    pub fn ok(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+}
+
+/// Replays one experiment file and compares the result with the `experiment.expected` it carries.
+pub fn check(experiment: &Experiment) -> Result<Check, String> {
+    let parsed = trace::parse(experiment.text).map_err(|e| format!("{}: {e}", experiment.file))?;
+    let meta = parsed
+        .experiment
+        .clone()
+        .ok_or_else(|| format!("{}: no `experiment` block", experiment.file))?;
+    let text = |key: &str| meta.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+    let expected = meta.get("expected").cloned().unwrap_or(Value::Object(Map::new()));
+    let result = trace::replay(&parsed).map_err(|e| format!("{}: {e}", experiment.file))?;
+    let actual = result.to_value();
+    let mut mismatches = Vec::new();
+    compare(&expected, &actual, String::new(), &mut mismatches);
+    Ok(Check {
+        id: text("id"),
+        title: text("title"),
+        section: text("section"),
+        summary: text("summary"),
+        got: project(&actual, &expected),
+        expected,
+        mismatches,
+        result,
+    })
+}
+
+/// Checks that `actual` contains `expected`: objects by the keys `expected` names, lists element by element
+/// and of the same length, everything else equal.
+pub fn compare(expected: &Value, actual: &Value, path: String, out: &mut Vec<String>) {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (key, ev) in e {
+                let p = format!("{path}/{key}");
+                match a.get(key) {
+                    Some(av) => compare(ev, av, p, out),
+                    None => out.push(format!("{p}: expected {ev}, missing")),
+                }
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                out.push(format!("{path}: expected {} rows, got {}", e.len(), a.len()));
+            }
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                compare(ev, av, format!("{path}/{i}"), out);
+            }
+        }
+        (e, a) if e == a => {}
+        (e, a) => out.push(format!("{path}: expected {e}, got {a}")),
+    }
+}
+
+/// `actual` cut to the shape of `expected` (the same keys, the actual list lengths).
+pub fn project(actual: &Value, expected: &Value) -> Value {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => Value::Object(
+            e.iter()
+                .filter_map(|(k, ev)| a.get(k).map(|av| (k.clone(), project(av, ev))))
+                .collect(),
+        ),
+        (Value::Array(e), Value::Array(a)) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, av)| match e.get(i) {
+                    Some(ev) => project(av, ev),
+                    None => av.clone(),
+                })
+                .collect(),
+        ),
+        (_, a) => a.clone(),
+    }
+}
+
+/// Replays all twelve.
+pub fn check_all() -> Vec<Result<Check, String>> {
+    ALL.iter().map(check).collect()
+}

@@ -1,0 +1,267 @@
+//! One "process" connection to a named in-memory SQLite database: write transactions, crash points and a SQL log.
+//!
+//! A database lives as long as its *disk* connection (held by [`crate::protocol::System`]); a process opens its
+//! own connection to the same `file:/name?vfs=memdb` database. Dropping a process connection mid-transaction is
+//! exactly a process exit: SQLite rolls the open transaction back and the disk keeps only what was committed.
+
+use super::types::Boundary;
+use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
+use rusqlite::{Connection, OpenFlags, Row};
+use std::fmt::Write as _;
+
+/// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Producer,
+    Consumer,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Producer => "producer",
+            Role::Consumer => "consumer",
+        }
+    }
+}
+
+/// Why a protocol operation stopped early. Errors are values: nothing here panics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The process exits at this boundary; its open transaction must die with its connection.
+    Crash(Boundary),
+    /// The unsafe dual write's built-in exit, after committing only the state (§2).
+    UnsafeExit,
+    /// An SQL error; the transaction has been rolled back and the message is reported, never hidden (§8).
+    Sql(String),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Stop::Sql(e.to_string())
+    }
+}
+
+/// One line of the SQL panel: which database ran which statement, values inlined.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SqlLine {
+    pub db: Role,
+    pub sql: String,
+}
+
+pub const PRODUCER_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS flow(flow_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, state TEXT NOT NULL, amount INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox(event_id TEXT PRIMARY KEY, flow_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+  accepted INTEGER NOT NULL DEFAULT 0 CHECK(accepted IN (0,1)), UNIQUE(flow_id,seq));
+";
+
+pub const CONSUMER_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS inbox(event_id TEXT PRIMARY KEY, flow_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK(state IN ('pending','blocked','applied')), reason TEXT, UNIQUE(flow_id,seq));
+CREATE TABLE IF NOT EXISTS projection(flow_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, state TEXT NOT NULL, held INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS effect(id INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, flow_id TEXT NOT NULL,
+  seq INTEGER NOT NULL, kind TEXT NOT NULL, held INTEGER NOT NULL);
+";
+
+/// Opens a connection to the shared in-memory database `uri` (`file:/name?vfs=memdb`).
+pub fn open(uri: &str) -> Result<Connection, rusqlite::Error> {
+    Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
+/// A statement parameter that can also be printed into the SQL log.
+#[derive(Clone, Copy, Debug)]
+pub enum P<'a> {
+    T(&'a str),
+    I(i64),
+}
+
+impl ToSql for P<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            P::T(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            P::I(i) => ToSqlOutput::Owned(SqlValue::Integer(*i)),
+        })
+    }
+}
+
+/// A process's connection to one database.
+pub struct Db {
+    conn: Connection,
+    role: Role,
+    /// The boundary at which this process is to exit during the current step, if any.
+    pub armed: Option<Boundary>,
+    /// Statements run, when someone is watching (the UI's SQL panel); `None` keeps the hot path free of formatting.
+    pub log: Option<Vec<SqlLine>>,
+}
+
+impl Db {
+    pub fn open(uri: &str, role: Role) -> Result<Db, Stop> {
+        let conn = open(uri)?;
+        Ok(Db {
+            conn,
+            role,
+            armed: None,
+            log: None,
+        })
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Crosses `boundary`: when it is the armed one, the process exits here.
+    pub fn pass(&mut self, boundary: Boundary) -> Result<(), Stop> {
+        if self.armed == Some(boundary) {
+            self.note(format!("-- process exits at {boundary}"));
+            return Err(Stop::Crash(boundary));
+        }
+        Ok(())
+    }
+
+    pub fn note(&mut self, text: String) {
+        if let Some(log) = self.log.as_mut() {
+            log.push(SqlLine {
+                db: self.role,
+                sql: text,
+            });
+        }
+    }
+
+    fn record(&mut self, sql: &str, params: &[P<'_>]) {
+        if self.log.is_some() {
+            let line = render(sql, params);
+            self.note(line);
+        }
+    }
+
+    /// Runs one statement that changes rows.
+    pub fn exec(&mut self, sql: &str, params: &[P<'_>]) -> Result<usize, Stop> {
+        self.record(sql, params);
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        Ok(stmt.execute(rusqlite::params_from_iter(params.iter()))?)
+    }
+
+    /// Runs a query and maps its first row, if any.
+    pub fn query_opt<T>(
+        &mut self,
+        sql: &str,
+        params: &[P<'_>],
+        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>, Stop> {
+        self.record(sql, params);
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+        match rows.next()? {
+            Some(row) => Ok(Some(map(row)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Runs a query and maps every row.
+    pub fn query_all<T>(
+        &mut self,
+        sql: &str,
+        params: &[P<'_>],
+        mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, Stop> {
+        self.record(sql, params);
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            out.push(map(row)?);
+        }
+        Ok(out)
+    }
+
+    /// Runs DDL or a batch (fault triggers) without parameters.
+    pub fn batch(&mut self, sql: &str) -> Result<(), Stop> {
+        self.record(sql, &[]);
+        Ok(self.conn.execute_batch(sql)?)
+    }
+
+    /// `BEGIN IMMEDIATE … COMMIT` around `body` (§2: every write). An SQL error rolls the whole transaction
+    /// back and is returned as it is. A crash leaves the transaction open on purpose: the caller drops this
+    /// connection, and SQLite rolls it back as it would for a process that died.
+    pub fn write_tx<T>(
+        &mut self,
+        body: impl FnOnce(&mut Db) -> Result<T, Stop>,
+    ) -> Result<T, Stop> {
+        self.batch("BEGIN IMMEDIATE")?;
+        match body(self) {
+            Ok(value) => match self.batch("COMMIT") {
+                Ok(()) => Ok(value),
+                Err(e) => {
+                    self.rollback();
+                    Err(e)
+                }
+            },
+            Err(Stop::Sql(message)) => {
+                self.rollback();
+                Err(Stop::Sql(message))
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    fn rollback(&mut self) {
+        if !self.conn.is_autocommit() {
+            // A failed ROLLBACK leaves nothing more to undo; the error that caused it is what gets reported.
+            let _ = self.batch("ROLLBACK");
+        }
+    }
+
+    /// Commits what `body` wrote and then lets the process die: the unsafe dual write's exit (§2).
+    pub fn commit_then_exit(&mut self) -> Result<(), Stop> {
+        self.batch("COMMIT")?;
+        self.note("-- process exits before the outbox write (os._exit in the article)".into());
+        Err(Stop::UnsafeExit)
+    }
+}
+
+/// Inlines parameters into `?` placeholders for display. Strings are quoted the SQL way.
+fn render(sql: &str, params: &[P<'_>]) -> String {
+    let mut out = String::with_capacity(sql.len() + 32);
+    let mut next = params.iter();
+    for c in sql.chars() {
+        if c == '?' {
+            match next.next() {
+                Some(P::T(s)) => {
+                    out.push('\'');
+                    out.push_str(&s.replace('\'', "''"));
+                    out.push('\'');
+                }
+                Some(P::I(i)) => {
+                    let _ = write!(out, "{i}");
+                }
+                None => out.push('?'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_inlines_and_quotes() {
+        assert_eq!(
+            render(
+                "SELECT body FROM inbox WHERE event_id=? AND seq=?",
+                &[P::T("it's"), P::I(2)]
+            ),
+            "SELECT body FROM inbox WHERE event_id='it''s' AND seq=2"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! The invariant of §9, checked on committed tables: for every flow, the applied records are a legal, contiguous
+//! prefix `1..last_seq` of the events the consumer accepted, no event leaves more than one effect, and the
+//! projection agrees with the last effect.
+
+use super::system::Snapshot;
+use super::types::{held_after, next_kind};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Invariant {
+    pub holds: bool,
+    pub violations: Vec<String>,
+}
+
+pub fn check(snapshot: &Snapshot) -> Invariant {
+    let consumer = &snapshot.consumer;
+    let mut violations = Vec::new();
+
+    let mut seen = BTreeSet::new();
+    for e in &consumer.effect {
+        if !seen.insert(e.event_id.as_str()) {
+            violations.push(format!("event {} has more than one effect", e.event_id));
+        }
+    }
+
+    let mut flows: BTreeSet<&str> = consumer.effect.iter().map(|e| e.flow_id.as_str()).collect();
+    flows.extend(consumer.projection.iter().map(|p| p.flow_id.as_str()));
+    let inbox: BTreeMap<&str, _> = consumer
+        .inbox
+        .iter()
+        .map(|r| (r.event_id.as_str(), r))
+        .collect();
+
+    for flow in flows {
+        let effects: Vec<_> = consumer.effect.iter().filter(|e| e.flow_id == flow).collect();
+        let mut state = "new";
+        for (i, e) in effects.iter().enumerate() {
+            let want_seq = i as i64 + 1;
+            if e.seq != want_seq {
+                violations.push(format!(
+                    "flow {flow}: effect #{} is seq {} ({}), but the contiguous prefix needs seq {want_seq} there",
+                    i + 1,
+                    e.seq,
+                    e.kind
+                ));
+                break;
+            }
+            if next_kind(state) != Some(e.kind.as_str()) {
+                violations.push(format!(
+                    "flow {flow}: effect #{} is {} after {state}, not a legal step",
+                    i + 1,
+                    e.kind
+                ));
+                break;
+            }
+            match inbox.get(e.event_id.as_str()) {
+                Some(row) if row.flow_id == e.flow_id && row.seq == e.seq => {}
+                _ => {
+                    violations.push(format!(
+                        "flow {flow}: effect for {} matches no accepted event at seq {}",
+                        e.event_id, e.seq
+                    ));
+                    break;
+                }
+            }
+            state = e.kind.as_str();
+        }
+        let projection = consumer.projection.iter().find(|p| p.flow_id == flow);
+        match (projection, effects.last()) {
+            (Some(p), Some(last)) => {
+                if p.last_seq != last.seq || p.state != last.kind || p.held != last.held {
+                    violations.push(format!(
+                        "flow {flow}: projection {}/last_seq={}/held={} disagrees with the last effect {} (seq {}, held {})",
+                        p.state, p.last_seq, p.held, last.kind, last.seq, last.held
+                    ));
+                } else if p.last_seq != effects.len() as i64 {
+                    violations.push(format!(
+                        "flow {flow}: last_seq={} but {} effects were written",
+                        p.last_seq,
+                        effects.len()
+                    ));
+                } else if p.held != held_after(&p.state) {
+                    violations.push(format!(
+                        "flow {flow}: held={} in state {}",
+                        p.held, p.state
+                    ));
+                }
+            }
+            (Some(p), None) => violations.push(format!(
+                "flow {flow}: projection at last_seq={} but no effect was written",
+                p.last_seq
+            )),
+            (None, Some(_)) => violations.push(format!(
+                "flow {flow}: effects were written but there is no projection row"
+            )),
+            (None, None) => {}
+        }
+        // Every applied inbox row of the flow must have left its effect.
+        for row in consumer.inbox.iter().filter(|r| r.flow_id == flow && r.state == "applied") {
+            if !effects.iter().any(|e| e.event_id == row.event_id) {
+                violations.push(format!(
+                    "flow {flow}: inbox row {} is marked applied but left no effect",
+                    row.event_id
+                ));
+            }
+        }
+    }
+    // Applied inbox rows of flows that have neither projection nor effect.
+    for row in consumer.inbox.iter().filter(|r| r.state == "applied") {
+        if !consumer.effect.iter().any(|e| e.flow_id == row.flow_id)
+            && !consumer.projection.iter().any(|p| p.flow_id == row.flow_id)
+        {
+            violations.push(format!(
+                "flow {}: inbox row {} is marked applied but left no effect",
+                row.flow_id, row.event_id
+            ));
+        }
+    }
+    Invariant {
+        holds: violations.is_empty(),
+        violations,
+    }
+}

@@ -1,0 +1,18 @@
+//! The ordered outbox / inbox protocol of the article, in plain Rust over rusqlite: no browser in here.
+//!
+//! **Architecture invariant:** nothing in this module knows about Yew, web-sys or the DOM; it runs the same
+//! natively and in wasm32.
+
+pub mod consumer;
+pub mod db;
+pub mod invariant;
+pub mod producer;
+pub mod system;
+pub mod types;
+
+pub use consumer::ConsumerConfig;
+pub use db::{Role, SqlLine, Stop};
+pub use invariant::Invariant;
+pub use producer::Transition;
+pub use system::{FaultTarget, Snapshot, System};
+pub use types::*;

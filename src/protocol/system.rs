@@ -1,0 +1,392 @@
+//! The whole world of one session: two databases on "disk", the process currently running against them, and
+//! restart. Each protocol call runs inside the current process; a crash drops it and starts a new one.
+
+use super::consumer::{self, ConsumerConfig};
+use super::db::{self, Db, Role, SqlLine, Stop, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use super::producer::{self, Transition, WriteMode};
+use super::types::{AdvanceResult, ApplyResult, Boundary, Event, ReceiveResult};
+use rusqlite::Connection;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+
+static NEXT_SYSTEM: AtomicU64 = AtomicU64::new(1);
+
+/// A rejecting trigger of experiment 10 (§8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultTarget {
+    OutboxInsert,
+    EffectInsert,
+}
+
+impl FaultTarget {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultTarget::OutboxInsert => "outbox_insert",
+            FaultTarget::EffectInsert => "effect_insert",
+        }
+    }
+}
+
+/// The running process: one connection to each database. Dropping it is a process exit.
+struct Process {
+    producer: Db,
+    consumer: Db,
+}
+
+/// What one `process_all` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessAll {
+    /// `false` when the step limit stopped it (`limit`).
+    pub done: bool,
+    /// Each visited flow's stop reason (`idle`, `gap`, `blocked:…`, `limit`).
+    pub flows: BTreeMap<String, String>,
+    /// How many events were applied.
+    pub applied: usize,
+}
+
+pub struct System {
+    producer_uri: String,
+    consumer_uri: String,
+    // The "disks": they keep each in-memory database alive across process exits and are used only to read
+    // committed state for snapshots. Declared after `process` so the process closes first on drop.
+    process: Process,
+    producer_disk: Connection,
+    consumer_disk: Connection,
+    pub config: ConsumerConfig,
+    logging: bool,
+}
+
+impl System {
+    /// Two fresh, empty databases with the article's schema, and a process running against them.
+    pub fn new(config: ConsumerConfig) -> Result<System, Stop> {
+        let n = NEXT_SYSTEM.fetch_add(1, AtomicOrdering::Relaxed);
+        // memdb databases are shared by name between connections only when the name starts with `/`.
+        let producer_uri = format!("file:/outbox-playground-{n}-producer.db?vfs=memdb");
+        let consumer_uri = format!("file:/outbox-playground-{n}-consumer.db?vfs=memdb");
+        let producer_disk = db::open(&producer_uri)?;
+        producer_disk.execute_batch(PRODUCER_SCHEMA)?;
+        let consumer_disk = db::open(&consumer_uri)?;
+        consumer_disk.execute_batch(CONSUMER_SCHEMA)?;
+        let process = Process {
+            producer: Db::open(&producer_uri, Role::Producer)?,
+            consumer: Db::open(&consumer_uri, Role::Consumer)?,
+        };
+        Ok(System {
+            producer_uri,
+            consumer_uri,
+            process,
+            producer_disk,
+            consumer_disk,
+            config,
+            logging: false,
+        })
+    }
+
+    /// Turns the SQL log on or off (the UI's SQL panel reads it with [`System::take_sql_log`]).
+    pub fn set_logging(&mut self, on: bool) {
+        self.logging = on;
+        for db in [&mut self.process.producer, &mut self.process.consumer] {
+            db.log = on.then(Vec::new);
+        }
+    }
+
+    /// The statements both databases ran since the last call, in the order each ran them.
+    pub fn take_sql_log(&mut self) -> Vec<SqlLine> {
+        let mut lines = Vec::new();
+        for db in [&mut self.process.producer, &mut self.process.consumer] {
+            if let Some(log) = db.log.as_mut() {
+                lines.append(log);
+            }
+        }
+        lines
+    }
+
+    /// §8: the process exits; every open transaction dies with its connection, and a new process reopens
+    /// the databases with nothing but what was committed.
+    pub fn restart(&mut self) -> Result<(), Stop> {
+        // Keep what the dead process logged: the panel shows the statements that were rolled back.
+        let mut carried: Vec<SqlLine> = self.take_sql_log();
+        let producer = Db::open(&self.producer_uri, Role::Producer)?;
+        let consumer = Db::open(&self.consumer_uri, Role::Consumer)?;
+        // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
+        self.process = Process { producer, consumer };
+        self.set_logging(self.logging);
+        if self.logging {
+            carried.push(SqlLine {
+                db: Role::Producer,
+                sql: "-- restart: the open transaction was rolled back; reopened from what was committed"
+                    .into(),
+            });
+            if let Some(log) = self.process.producer.log.as_mut() {
+                *log = carried;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `op` with the process set to exit at `crash_at`. Returns the operation's own result, or
+    /// `Err(Stop::Crash(b))` after the exit *and* the restart, or `Err(Stop::Sql(_))` with everything rolled back.
+    pub fn run<T>(
+        &mut self,
+        crash_at: Option<Boundary>,
+        op: impl FnOnce(&mut System) -> Result<T, Stop>,
+    ) -> Result<T, Stop> {
+        self.process.producer.armed = crash_at;
+        self.process.consumer.armed = crash_at;
+        let result = op(self);
+        self.process.producer.armed = None;
+        self.process.consumer.armed = None;
+        match result {
+            Err(Stop::Crash(_)) | Err(Stop::UnsafeExit) => {
+                if let Err(e) = self.restart() {
+                    return Err(e);
+                }
+                result
+            }
+            other => other,
+        }
+    }
+
+    pub fn advance(&mut self, t: &Transition) -> Result<AdvanceResult, Stop> {
+        producer::advance(&mut self.process.producer, t, WriteMode::Atomic)
+    }
+
+    pub fn unsafe_dual_write(&mut self, t: &Transition) -> Result<AdvanceResult, Stop> {
+        producer::advance(&mut self.process.producer, t, WriteMode::UnsafeDualWrite)
+    }
+
+    /// §6: take a row (first unaccepted, or the one named), hand it to receive, and only on `accepted` or a
+    /// same-body `duplicate` mark it accepted in a separate producer transaction. `None`: nothing to send.
+    pub fn relay(&mut self, event_id: Option<&str>) -> Result<Option<(String, ReceiveResult)>, Stop> {
+        let Some(row) = producer::pick_for_relay(&mut self.process.producer, event_id)? else {
+            return Ok(None);
+        };
+        let event = Event::from_body(&row.body).map_err(|e| {
+            Stop::Sql(format!("outbox row {} holds no valid event: {e}", row.event_id))
+        })?;
+        let result = consumer::receive(&mut self.process.consumer, &event, self.config)?;
+        if matches!(result, ReceiveResult::Accepted | ReceiveResult::Duplicate) && !row.accepted {
+            producer::mark_accepted(&mut self.process.producer, &row.event_id)?;
+        }
+        Ok(Some((row.event_id, result)))
+    }
+
+    /// A direct delivery to the consumer (bypassing producer and relay). The envelope is checked here, at
+    /// the transport: a malformed event is `rejected` with a message and nothing is written.
+    pub fn receive(&mut self, event: &serde_json::Value) -> Result<ReceiveResult, Stop> {
+        match Event::from_json(event) {
+            Err(message) => Ok(ReceiveResult::Rejected(message)),
+            Ok(event) => consumer::receive(&mut self.process.consumer, &event, self.config),
+        }
+    }
+
+    pub fn apply(&mut self, flow_id: &str) -> Result<ApplyResult, Stop> {
+        consumer::apply(&mut self.process.consumer, flow_id, self.config)
+    }
+
+    /// Applies every flow with inbox rows, in `flow_id` order, each until it stops; `limit` counts attempts.
+    pub fn process_all(&mut self, limit: u32) -> Result<ProcessAll, Stop> {
+        let flows = consumer::flows_with_inbox_rows(&mut self.process.consumer)?;
+        let mut attempts = 0u32;
+        let mut out = ProcessAll {
+            done: true,
+            flows: BTreeMap::new(),
+            applied: 0,
+        };
+        'flows: for flow in flows {
+            loop {
+                if attempts >= limit {
+                    out.done = false;
+                    out.flows.insert(flow, "limit".into());
+                    break 'flows;
+                }
+                attempts += 1;
+                match self.apply(&flow)? {
+                    ApplyResult::Applied => out.applied += 1,
+                    stop => {
+                        out.flows.insert(flow, stop.word());
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Installs a real trigger that rejects the insert (experiment 10); it stays until cleared.
+    pub fn inject_fault(&mut self, target: FaultTarget) -> Result<(), Stop> {
+        let (db, sql) = match target {
+            FaultTarget::OutboxInsert => (
+                &mut self.process.producer,
+                "CREATE TRIGGER IF NOT EXISTS fault_outbox_insert BEFORE INSERT ON outbox \
+                 BEGIN SELECT RAISE(ABORT, 'injected fault: outbox insert rejected'); END",
+            ),
+            FaultTarget::EffectInsert => (
+                &mut self.process.consumer,
+                "CREATE TRIGGER IF NOT EXISTS fault_effect_insert BEFORE INSERT ON effect \
+                 BEGIN SELECT RAISE(ABORT, 'injected fault: effect insert rejected'); END",
+            ),
+        };
+        db.batch(sql)
+    }
+
+    pub fn clear_fault(&mut self, target: FaultTarget) -> Result<(), Stop> {
+        let db = match target {
+            FaultTarget::OutboxInsert => &mut self.process.producer,
+            FaultTarget::EffectInsert => &mut self.process.consumer,
+        };
+        db.batch(&format!("DROP TRIGGER IF EXISTS fault_{}", target.name()))
+    }
+
+    /// Everything committed in both databases, read through the disks (never from a copy kept elsewhere).
+    pub fn snapshot(&self) -> Result<Snapshot, Stop> {
+        let p = &self.producer_disk;
+        let c = &self.consumer_disk;
+        let flow = rows(p, "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id", |r| {
+            Ok(FlowRow {
+                flow_id: r.get(0)?,
+                seq: r.get(1)?,
+                state: r.get(2)?,
+                amount: r.get(3)?,
+            })
+        })?;
+        let outbox = rows(
+            p,
+            "SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id",
+            |r| {
+                Ok(OutboxRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    body: r.get(3)?,
+                    accepted: r.get(4)?,
+                })
+            },
+        )?;
+        let inbox = rows(
+            c,
+            "SELECT event_id, flow_id, seq, body, state, reason FROM inbox ORDER BY event_id",
+            |r| {
+                Ok(InboxRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    body: r.get(3)?,
+                    state: r.get(4)?,
+                    reason: r.get(5)?,
+                })
+            },
+        )?;
+        let projection = rows(
+            c,
+            "SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id",
+            |r| {
+                Ok(ProjectionRow {
+                    flow_id: r.get(0)?,
+                    last_seq: r.get(1)?,
+                    state: r.get(2)?,
+                    held: r.get(3)?,
+                })
+            },
+        )?;
+        let effect = rows(
+            c,
+            "SELECT event_id, flow_id, seq, kind, held FROM effect ORDER BY id",
+            |r| {
+                Ok(EffectRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    kind: r.get(3)?,
+                    held: r.get(4)?,
+                })
+            },
+        )?;
+        Ok(Snapshot {
+            producer: ProducerTables { flow, outbox },
+            consumer: ConsumerTables {
+                support_v2: self.config.support_v2,
+                inbox,
+                projection,
+                effect,
+            },
+        })
+    }
+}
+
+fn rows<T>(
+    conn: &Connection,
+    sql: &str,
+    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>, Stop> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let out = stmt.query_map([], map)?.collect::<Result<Vec<T>, _>>()?;
+    Ok(out)
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FlowRow {
+    pub flow_id: String,
+    pub seq: i64,
+    pub state: String,
+    pub amount: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OutboxRow {
+    pub event_id: String,
+    pub flow_id: String,
+    pub seq: i64,
+    pub body: String,
+    pub accepted: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InboxRow {
+    pub event_id: String,
+    pub flow_id: String,
+    pub seq: i64,
+    pub body: String,
+    pub state: String,
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProjectionRow {
+    pub flow_id: String,
+    pub last_seq: i64,
+    pub state: String,
+    pub held: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EffectRow {
+    pub event_id: String,
+    pub flow_id: String,
+    pub seq: i64,
+    pub kind: String,
+    pub held: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProducerTables {
+    pub flow: Vec<FlowRow>,
+    pub outbox: Vec<OutboxRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConsumerTables {
+    pub support_v2: bool,
+    pub inbox: Vec<InboxRow>,
+    pub projection: Vec<ProjectionRow>,
+    pub effect: Vec<EffectRow>,
+}
+
+/// Both databases' committed tables, in the order TRACE.md's result document lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Snapshot {
+    pub producer: ProducerTables,
+    pub consumer: ConsumerTables,
+}

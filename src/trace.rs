@@ -1,0 +1,616 @@
+//! The trace format of TRACE.md — the one contract between the core, the UI, the CLI and the tests — and the one
+//! engine that replays it. Readers' traces are untrusted: [`parse`] refuses a bad one whole, naming the step and
+//! the field, before anything runs.
+
+use crate::protocol::{
+    self, check_id, check_int_range, check_kind, check_payload, Boundary, ConsumerConfig, Event,
+    FaultTarget, Invariant, Ordering, ReceiveResult, Snapshot, SqlLine, Stop, System, Transition,
+    EXPECTED_SEQ_MAX, SCHEMA_MAX,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+pub const TRACE_FORMAT: &str = "outbox-playground-trace/1";
+pub const RESULT_FORMAT: &str = "outbox-playground-result/1";
+pub const MAX_STEPS: usize = 10_000;
+pub const MAX_TRACE_BYTES: usize = 1024 * 1024;
+pub const DEFAULT_PROCESS_LIMIT: u32 = 1000;
+pub const MAX_PROCESS_LIMIT: i64 = 1_000_000;
+
+/// One step of a trace, exactly as TRACE.md spells it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    Advance {
+        flow: String,
+        event_id: String,
+        expected_seq: i64,
+        kind: String,
+        schema: i64,
+        payload: Map<String, Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crash_at: Option<Boundary>,
+    },
+    UnsafeDualWrite {
+        flow: String,
+        event_id: String,
+        expected_seq: i64,
+        kind: String,
+        schema: i64,
+        payload: Map<String, Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crash_at: Option<Boundary>,
+    },
+    Relay {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crash_at: Option<Boundary>,
+    },
+    Receive {
+        event: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crash_at: Option<Boundary>,
+    },
+    Apply {
+        flow: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crash_at: Option<Boundary>,
+    },
+    ProcessAll {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crash_at: Option<Boundary>,
+    },
+    SetSupportV2 {
+        on: bool,
+    },
+    InjectFault {
+        target: FaultTarget,
+    },
+    ClearFault {
+        target: FaultTarget,
+    },
+}
+
+impl Step {
+    /// The TRACE.md op name.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Step::Advance { .. } => "advance",
+            Step::UnsafeDualWrite { .. } => "unsafe_dual_write",
+            Step::Relay { .. } => "relay",
+            Step::Receive { .. } => "receive",
+            Step::Apply { .. } => "apply",
+            Step::ProcessAll { .. } => "process_all",
+            Step::SetSupportV2 { .. } => "set_support_v2",
+            Step::InjectFault { .. } => "inject_fault",
+            Step::ClearFault { .. } => "clear_fault",
+        }
+    }
+
+    pub fn crash_at(&self) -> Option<Boundary> {
+        match self {
+            Step::Advance { crash_at, .. }
+            | Step::UnsafeDualWrite { crash_at, .. }
+            | Step::Relay { crash_at, .. }
+            | Step::Receive { crash_at, .. }
+            | Step::Apply { crash_at, .. }
+            | Step::ProcessAll { crash_at, .. } => *crash_at,
+            Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => None,
+        }
+    }
+
+    /// The same step set to exit at `boundary` (steps that cannot carry `crash_at` are returned unchanged).
+    pub fn with_crash_at(mut self, boundary: Option<Boundary>) -> Step {
+        match &mut self {
+            Step::Advance { crash_at, .. }
+            | Step::UnsafeDualWrite { crash_at, .. }
+            | Step::Relay { crash_at, .. }
+            | Step::Receive { crash_at, .. }
+            | Step::Apply { crash_at, .. }
+            | Step::ProcessAll { crash_at, .. } => *crash_at = boundary,
+            Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => {}
+        }
+        self
+    }
+
+    /// An `advance` step for `event_id` with schema 1 or 2 and the payload that schema prescribes.
+    pub fn advance(flow: &str, event_id: &str, expected_seq: i64, kind: &str, schema: i64) -> Step {
+        let (flow, event_id, kind) = (flow.to_owned(), event_id.to_owned(), kind.to_owned());
+        Step::Advance {
+            flow,
+            event_id,
+            expected_seq,
+            kind,
+            schema,
+            payload: schema_payload(schema),
+            crash_at: None,
+        }
+    }
+
+    /// Checks every bound of TRACE.md that belongs to the trace (a `receive` step's event is checked at run time).
+    fn check_bounds(&self) -> Result<(), String> {
+        match self {
+            Step::Advance {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                ..
+            }
+            | Step::UnsafeDualWrite {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                ..
+            } => {
+                check_id(flow).map_err(|e| format!("field `flow` {e}"))?;
+                check_id(event_id).map_err(|e| format!("field `event_id` {e}"))?;
+                check_int_range(*expected_seq, 0, EXPECTED_SEQ_MAX)
+                    .map_err(|e| format!("field `expected_seq` {e}"))?;
+                check_kind(kind).map_err(|e| format!("field `kind` {e}"))?;
+                check_int_range(*schema, 1, SCHEMA_MAX)
+                    .map_err(|e| format!("field `schema` {e}"))?;
+                check_payload(payload).map_err(|e| format!("field `payload` {e}"))
+            }
+            Step::Relay {
+                event_id: Some(id), ..
+            } => check_id(id).map_err(|e| format!("field `event_id` {e}")),
+            Step::Apply { flow, .. } => check_id(flow).map_err(|e| format!("field `flow` {e}")),
+            Step::ProcessAll {
+                limit: Some(limit), ..
+            } => check_int_range(*limit, 1, MAX_PROCESS_LIMIT)
+                .map_err(|e| format!("field `limit` {e}")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The payload each schema prescribes (§6): `{"amount":3}` or `{"units":3}`.
+pub fn schema_payload(schema: i64) -> Map<String, Value> {
+    let mut payload = Map::new();
+    let key = if schema == 2 { "units" } else { "amount" };
+    payload.insert(key.into(), protocol::AMOUNT.into());
+    payload
+}
+
+/// The consumer a trace starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerSetup {
+    #[serde(default)]
+    pub ordering: Ordering,
+    #[serde(default)]
+    pub support_v2: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Trace {
+    pub format: &'static str,
+    pub consumer: ConsumerSetup,
+    pub steps: Vec<Step>,
+    /// Free metadata a file may carry (the experiments' title and expected outcome); never executed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<Value>,
+}
+
+impl Trace {
+    pub fn new(consumer: ConsumerSetup, steps: Vec<Step>) -> Trace {
+        Trace {
+            format: TRACE_FORMAT,
+            consumer,
+            steps,
+            experiment: None,
+        }
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// A refusal of a whole trace: what is wrong and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError(pub String);
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Parses and validates a trace. Every refusal names what is wrong (the step number counts from 1).
+pub fn parse(text: &str) -> Result<Trace, TraceError> {
+    if text.len() > MAX_TRACE_BYTES {
+        return Err(TraceError(format!(
+            "the trace is {} bytes; at most {MAX_TRACE_BYTES} (1 MiB) are allowed",
+            text.len()
+        )));
+    }
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| TraceError(format!("the trace is not valid JSON: {e}")))?;
+    from_value(value)
+}
+
+/// Validates a trace already parsed as JSON.
+pub fn from_value(value: Value) -> Result<Trace, TraceError> {
+    let err = |m: String| TraceError(m);
+    let Value::Object(mut top) = value else {
+        return Err(err(format!(
+            "a trace must be a JSON object, got {}",
+            protocol::json_type(&value)
+        )));
+    };
+    match top.remove("format") {
+        Some(Value::String(f)) if f == TRACE_FORMAT => {}
+        Some(other) => {
+            return Err(err(format!(
+                "field `format` must be \"{TRACE_FORMAT}\", got {}",
+                protocol::short_json(&other)
+            )))
+        }
+        None => return Err(err(format!("missing field `format` (\"{TRACE_FORMAT}\")"))),
+    }
+    let consumer = match top.remove("consumer") {
+        None => ConsumerSetup::default(),
+        Some(v) => serde_json::from_value(v).map_err(|e| err(format!("field `consumer`: {e}")))?,
+    };
+    let steps_value = top
+        .remove("steps")
+        .ok_or_else(|| err("missing field `steps` (a list of steps)".into()))?;
+    let experiment = top.remove("experiment");
+    if let Some(key) = top.keys().next() {
+        return Err(err(format!(
+            "unknown field {} at the top of the trace (expected format, consumer, steps)",
+            protocol::short_json(&Value::String(key.clone()))
+        )));
+    }
+    let Value::Array(raw_steps) = steps_value else {
+        return Err(err(format!(
+            "field `steps` must be a list, got {}",
+            protocol::json_type(&steps_value)
+        )));
+    };
+    if raw_steps.len() > MAX_STEPS {
+        return Err(err(format!(
+            "the trace has {} steps; at most {MAX_STEPS} are allowed",
+            raw_steps.len()
+        )));
+    }
+    let mut steps = Vec::with_capacity(raw_steps.len());
+    for (i, raw) in raw_steps.into_iter().enumerate() {
+        let n = i + 1;
+        let op = raw
+            .get("op")
+            .and_then(Value::as_str)
+            .map(|s| protocol::short_json(&Value::String(s.to_owned())))
+            .unwrap_or_default();
+        let label = if op.is_empty() {
+            format!("step {n}")
+        } else {
+            format!("step {n} ({})", op.trim_matches('"'))
+        };
+        if !raw.is_object() {
+            return Err(err(format!(
+                "{label}: must be an object, got {}",
+                protocol::json_type(&raw)
+            )));
+        }
+        if raw.get("op").is_none() {
+            return Err(err(format!("{label}: missing field `op`")));
+        }
+        // serde would say only "unknown variant"; name the field, since a boundary is the likeliest typo.
+        if let Some(b) = raw.get("crash_at") {
+            if b.as_str().and_then(Boundary::from_name).is_none() {
+                return Err(err(format!(
+                    "{label}: field `crash_at` must be one of the ten boundaries ({}), got {}",
+                    Boundary::ALL.map(Boundary::name).join(", "),
+                    protocol::short_json(b)
+                )));
+            }
+        }
+        let step: Step =
+            serde_json::from_value(raw).map_err(|e| err(format!("{label}: {e}")))?;
+        step.check_bounds()
+            .map_err(|e| err(format!("{label}: {e}")))?;
+        steps.push(step);
+    }
+    Ok(Trace {
+        format: TRACE_FORMAT,
+        consumer,
+        steps,
+        experiment,
+    })
+}
+
+/// One step's outcome as the result document reports it, plus what the UI shows beside it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StepReport {
+    pub op: &'static str,
+    /// The result word: `committed`, `accepted`, `gap`, `blocked:unsupported_schema`, `crashed`, `sql_error`, …
+    pub result: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<Boundary>,
+    /// `"not_reached"` when the step carried `crash_at` but never crossed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<BTreeMap<String, String>>,
+    /// The outbox row a relay step sent (not part of the result format).
+    #[serde(skip)]
+    pub relayed: Option<String>,
+    /// Events applied by this step (not part of the result format).
+    #[serde(skip)]
+    pub applied: usize,
+    /// The statements both databases ran, when the session logs SQL (not part of the result format).
+    #[serde(skip)]
+    pub sql: Vec<SqlLine>,
+}
+
+impl StepReport {
+    fn new(op: &'static str, result: impl Into<String>) -> StepReport {
+        StepReport {
+            op,
+            result: result.into(),
+            boundary: None,
+            crash: None,
+            message: None,
+            flows: None,
+            relayed: None,
+            applied: 0,
+            sql: Vec::new(),
+        }
+    }
+}
+
+/// The result document of TRACE.md.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultDoc {
+    pub format: &'static str,
+    pub steps: Vec<StepReport>,
+    pub producer: protocol::system::ProducerTables,
+    pub consumer: protocol::system::ConsumerTables,
+    pub invariant: Invariant,
+}
+
+impl ResultDoc {
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A live session: fresh databases, then steps one at a time. The CLI, the tests, the explorer and the UI all
+/// drive this one engine.
+pub struct Session {
+    system: System,
+}
+
+impl Session {
+    pub fn new(setup: ConsumerSetup) -> Result<Session, String> {
+        let system = System::new(ConsumerConfig {
+            ordering: setup.ordering,
+            support_v2: setup.support_v2,
+        })
+        .map_err(stop_message)?;
+        Ok(Session { system })
+    }
+
+    /// Logs every statement each step runs into its report (the UI's SQL panel).
+    pub fn set_sql_logging(&mut self, on: bool) {
+        self.system.set_logging(on);
+    }
+
+    pub fn support_v2(&self) -> bool {
+        self.system.config.support_v2
+    }
+
+    pub fn ordering(&self) -> Ordering {
+        self.system.config.ordering
+    }
+
+    /// Runs one step. Never panics and never fails: every outcome, an SQL error included, is a report.
+    pub fn step(&mut self, step: &Step) -> StepReport {
+        let crash_at = step.crash_at();
+        let mut report = self.run(step, crash_at);
+        if crash_at.is_some() && report.result != "crashed" {
+            report.crash = Some("not_reached");
+        }
+        report.sql = self.system.take_sql_log();
+        report
+    }
+
+    fn run(&mut self, step: &Step, crash_at: Option<Boundary>) -> StepReport {
+        let op = step.op();
+        let sys = &mut self.system;
+        match step {
+            Step::Advance {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                ..
+            }
+            | Step::UnsafeDualWrite {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                ..
+            } => {
+                let event = match Event::new(
+                    event_id,
+                    flow,
+                    expected_seq + 1,
+                    kind,
+                    *schema,
+                    payload.clone(),
+                ) {
+                    Ok(event) => event,
+                    Err(message) => return rejected(op, message),
+                };
+                let t = Transition {
+                    expected_seq: *expected_seq,
+                    event,
+                };
+                let unsafe_write = matches!(step, Step::UnsafeDualWrite { .. });
+                let r = sys.run(crash_at, |s| {
+                    if unsafe_write {
+                        s.unsafe_dual_write(&t)
+                    } else {
+                        s.advance(&t)
+                    }
+                });
+                finish(op, r.map(|a| StepReport::new(op, a.word())))
+            }
+            Step::Relay { event_id, .. } => {
+                let r = sys.run(crash_at, |s| s.relay(event_id.as_deref()));
+                finish(
+                    op,
+                    r.map(|sent| match sent {
+                        None => StepReport::new(op, "idle"),
+                        Some((id, result)) => {
+                            let mut rep = StepReport::new(op, result.word());
+                            rep.relayed = Some(id);
+                            rep
+                        }
+                    }),
+                )
+            }
+            Step::Receive { event, .. } => {
+                let r = sys.run(crash_at, |s| s.receive(event));
+                finish(
+                    op,
+                    r.map(|result| {
+                        let mut rep = StepReport::new(op, result.word());
+                        if let ReceiveResult::Rejected(message) = result {
+                            rep.message = Some(format!("event refused at the transport: {message}"));
+                        }
+                        rep
+                    }),
+                )
+            }
+            Step::Apply { flow, .. } => {
+                let r = sys.run(crash_at, |s| s.apply(flow));
+                finish(
+                    op,
+                    r.map(|a| {
+                        let mut rep = StepReport::new(op, a.word());
+                        rep.applied = usize::from(a == protocol::ApplyResult::Applied);
+                        rep
+                    }),
+                )
+            }
+            Step::ProcessAll { limit, .. } => {
+                let limit = limit
+                    .map(|l| l.clamp(1, MAX_PROCESS_LIMIT) as u32)
+                    .unwrap_or(DEFAULT_PROCESS_LIMIT);
+                let r = sys.run(crash_at, |s| s.process_all(limit));
+                finish(
+                    op,
+                    r.map(|p| {
+                        let mut rep = StepReport::new(op, if p.done { "done" } else { "limit" });
+                        rep.flows = Some(p.flows);
+                        rep.applied = p.applied;
+                        rep
+                    }),
+                )
+            }
+            Step::SetSupportV2 { on } => {
+                sys.config.support_v2 = *on;
+                StepReport::new(op, "ok")
+            }
+            Step::InjectFault { target } => {
+                finish(op, sys.inject_fault(*target).map(|()| StepReport::new(op, "ok")))
+            }
+            Step::ClearFault { target } => {
+                finish(op, sys.clear_fault(*target).map(|()| StepReport::new(op, "ok")))
+            }
+        }
+    }
+
+    /// Both databases' committed tables.
+    pub fn snapshot(&self) -> Result<Snapshot, String> {
+        self.system.snapshot().map_err(stop_message)
+    }
+
+    /// The result document for `steps` run so far.
+    pub fn result(&self, steps: Vec<StepReport>) -> Result<ResultDoc, String> {
+        let snapshot = self.snapshot()?;
+        let invariant = protocol::invariant::check(&snapshot);
+        Ok(ResultDoc {
+            format: RESULT_FORMAT,
+            steps,
+            producer: snapshot.producer,
+            consumer: snapshot.consumer,
+            invariant,
+        })
+    }
+}
+
+fn rejected(op: &'static str, message: String) -> StepReport {
+    let mut rep = StepReport::new(op, "rejected");
+    rep.message = Some(message);
+    rep
+}
+
+fn finish(op: &'static str, r: Result<StepReport, Stop>) -> StepReport {
+    match r {
+        Ok(rep) => rep,
+        Err(Stop::Crash(boundary)) => {
+            let mut rep = StepReport::new(op, "crashed");
+            rep.boundary = Some(boundary);
+            rep
+        }
+        Err(Stop::UnsafeExit) => {
+            let mut rep = StepReport::new(op, "crashed");
+            rep.message = Some(
+                "the state change was committed alone; the process exited before writing the outbox".into(),
+            );
+            rep
+        }
+        Err(Stop::Sql(message)) => {
+            let mut rep = StepReport::new(op, "sql_error");
+            rep.message = Some(message);
+            rep
+        }
+    }
+}
+
+fn stop_message(stop: Stop) -> String {
+    match stop {
+        Stop::Sql(m) => m,
+        Stop::Crash(b) => format!("crashed at {b}"),
+        Stop::UnsafeExit => "crashed".into(),
+    }
+}
+
+/// Replays a validated trace on fresh databases and returns the result document.
+pub fn replay(trace: &Trace) -> Result<ResultDoc, String> {
+    let mut session = Session::new(trace.consumer)?;
+    let reports = trace.steps.iter().map(|s| session.step(s)).collect();
+    session.result(reports)
+}
+
+/// Parses, validates and replays trace text: the CLI's `replay`.
+pub fn replay_text(text: &str) -> Result<ResultDoc, TraceError> {
+    let trace = parse(text)?;
+    replay(&trace).map_err(|m| TraceError(format!("the databases failed: {m}")))
+}
