@@ -64,8 +64,16 @@ pub fn check(experiment: &Experiment) -> Result<Check, String> {
         .experiment
         .clone()
         .ok_or_else(|| format!("{}: no `experiment` block", experiment.file))?;
-    let text = |key: &str| meta.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
-    let expected = meta.get("expected").cloned().unwrap_or(Value::Object(Map::new()));
+    let text = |key: &str| {
+        meta.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let expected = meta
+        .get("expected")
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
     let result = trace::replay(&parsed).map_err(|e| format!("{}: {e}", experiment.file))?;
     let actual = result.to_value();
     let mut mismatches = Vec::new();
@@ -97,7 +105,11 @@ pub fn compare(expected: &Value, actual: &Value, path: String, out: &mut Vec<Str
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                out.push(format!("{path}: expected {} rows, got {}", e.len(), a.len()));
+                out.push(format!(
+                    "{path}: expected {} rows, got {}",
+                    e.len(),
+                    a.len()
+                ));
             }
             for (i, (ev, av)) in e.iter().zip(a).enumerate() {
                 compare(ev, av, format!("{path}/{i}"), out);

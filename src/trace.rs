@@ -317,8 +317,7 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
                 )));
             }
         }
-        let step: Step =
-            serde_json::from_value(raw).map_err(|e| err(format!("{label}: {e}")))?;
+        let step: Step = serde_json::from_value(raw).map_err(|e| err(format!("{label}: {e}")))?;
         step.check_bounds()
             .map_err(|e| err(format!("{label}: {e}")))?;
         steps.push(step);
@@ -501,7 +500,8 @@ impl Session {
                     r.map(|result| {
                         let mut rep = StepReport::new(op, result.word());
                         if let ReceiveResult::Rejected(message) = result {
-                            rep.message = Some(format!("event refused at the transport: {message}"));
+                            rep.message =
+                                Some(format!("event refused at the transport: {message}"));
                         }
                         rep
                     }),
@@ -537,12 +537,15 @@ impl Session {
                 sys.config.support_v2 = *on;
                 StepReport::new(op, "ok")
             }
-            Step::InjectFault { target } => {
-                finish(op, sys.inject_fault(*target).map(|()| StepReport::new(op, "ok")))
-            }
-            Step::ClearFault { target } => {
-                finish(op, sys.clear_fault(*target).map(|()| StepReport::new(op, "ok")))
-            }
+            Step::InjectFault { target } => finish(
+                op,
+                sys.inject_fault(*target)
+                    .map(|()| StepReport::new(op, "ok")),
+            ),
+            Step::ClearFault { target } => finish(
+                op,
+                sys.clear_fault(*target).map(|()| StepReport::new(op, "ok")),
+            ),
         }
     }
 

@@ -8,7 +8,12 @@ const USAGE: &str = "usage: experiments --check | experiments replay FILE (or - 
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["--check"] => check(),
         ["replay", path] => replay(path),
         _ => {

@@ -17,11 +17,7 @@ pub struct ConsumerConfig {
 
 /// §4: one write transaction that tells duplicates and both kinds of conflict apart, else stores `pending`.
 /// The dedupe-only control (§5) instead overwrites the projection in arrival order in the same transaction.
-pub fn receive(
-    db: &mut Db,
-    event: &Event,
-    config: ConsumerConfig,
-) -> Result<ReceiveResult, Stop> {
+pub fn receive(db: &mut Db, event: &Event, config: ConsumerConfig) -> Result<ReceiveResult, Stop> {
     let body = event.canonical_body();
     let result = db.write_tx(|db| {
         let held = db.query_opt(

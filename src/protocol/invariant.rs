@@ -33,7 +33,11 @@ pub fn check(snapshot: &Snapshot) -> Invariant {
         .collect();
 
     for flow in flows {
-        let effects: Vec<_> = consumer.effect.iter().filter(|e| e.flow_id == flow).collect();
+        let effects: Vec<_> = consumer
+            .effect
+            .iter()
+            .filter(|e| e.flow_id == flow)
+            .collect();
         let mut state = "new";
         for (i, e) in effects.iter().enumerate() {
             let want_seq = i as i64 + 1;
@@ -81,10 +85,7 @@ pub fn check(snapshot: &Snapshot) -> Invariant {
                         effects.len()
                     ));
                 } else if p.held != held_after(&p.state) {
-                    violations.push(format!(
-                        "flow {flow}: held={} in state {}",
-                        p.held, p.state
-                    ));
+                    violations.push(format!("flow {flow}: held={} in state {}", p.held, p.state));
                 }
             }
             (Some(p), None) => violations.push(format!(
@@ -97,7 +98,11 @@ pub fn check(snapshot: &Snapshot) -> Invariant {
             (None, None) => {}
         }
         // Every applied inbox row of the flow must have left its effect.
-        for row in consumer.inbox.iter().filter(|r| r.flow_id == flow && r.state == "applied") {
+        for row in consumer
+            .inbox
+            .iter()
+            .filter(|r| r.flow_id == flow && r.state == "applied")
+        {
             if !effects.iter().any(|e| e.event_id == row.event_id) {
                 violations.push(format!(
                     "flow {flow}: inbox row {} is marked applied but left no effect",

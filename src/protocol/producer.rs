@@ -42,9 +42,7 @@ pub fn advance(db: &mut Db, t: &Transition, mode: WriteMode) -> Result<AdvanceRe
             &[P::T(&event.flow_id)],
             |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
         )?;
-        let (seq, state) = current
-            .clone()
-            .unwrap_or_else(|| (0, "new".to_owned()));
+        let (seq, state) = current.clone().unwrap_or_else(|| (0, "new".to_owned()));
         if t.expected_seq != seq {
             return Ok(AdvanceResult::Stale);
         }

@@ -159,12 +159,18 @@ impl System {
 
     /// §6: take a row (first unaccepted, or the one named), hand it to receive, and only on `accepted` or a
     /// same-body `duplicate` mark it accepted in a separate producer transaction. `None`: nothing to send.
-    pub fn relay(&mut self, event_id: Option<&str>) -> Result<Option<(String, ReceiveResult)>, Stop> {
+    pub fn relay(
+        &mut self,
+        event_id: Option<&str>,
+    ) -> Result<Option<(String, ReceiveResult)>, Stop> {
         let Some(row) = producer::pick_for_relay(&mut self.process.producer, event_id)? else {
             return Ok(None);
         };
         let event = Event::from_body(&row.body).map_err(|e| {
-            Stop::Sql(format!("outbox row {} holds no valid event: {e}", row.event_id))
+            Stop::Sql(format!(
+                "outbox row {} holds no valid event: {e}",
+                row.event_id
+            ))
         })?;
         let result = consumer::receive(&mut self.process.consumer, &event, self.config)?;
         if matches!(result, ReceiveResult::Accepted | ReceiveResult::Duplicate) && !row.accepted {
@@ -244,14 +250,18 @@ impl System {
     pub fn snapshot(&self) -> Result<Snapshot, Stop> {
         let p = &self.producer_disk;
         let c = &self.consumer_disk;
-        let flow = rows(p, "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id", |r| {
-            Ok(FlowRow {
-                flow_id: r.get(0)?,
-                seq: r.get(1)?,
-                state: r.get(2)?,
-                amount: r.get(3)?,
-            })
-        })?;
+        let flow = rows(
+            p,
+            "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
+            |r| {
+                Ok(FlowRow {
+                    flow_id: r.get(0)?,
+                    seq: r.get(1)?,
+                    state: r.get(2)?,
+                    amount: r.get(3)?,
+                })
+            },
+        )?;
         let outbox = rows(
             p,
             "SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id",

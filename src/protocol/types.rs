@@ -257,7 +257,9 @@ pub fn check_kind(value: &str) -> Result<(), String> {
 
 pub fn check_int_range(value: i64, min: i64, max: i64) -> Result<(), String> {
     if value < min || value > max {
-        return Err(format!("must be an integer from {min} to {max}, got {value}"));
+        return Err(format!(
+            "must be an integer from {min} to {max}, got {value}"
+        ));
     }
     Ok(())
 }
@@ -504,14 +506,38 @@ mod tests {
     fn envelope_refusals_name_the_field() {
         let cases = [
             (r#"[]"#, "must be a JSON object"),
-            (r#"{"event_id":"A 1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{}}"#, "field `event_id`"),
-            (r#"{"event_id":"A1","flow_id":"A","seq":0,"kind":"reserved","schema":1,"payload":{}}"#, "field `seq`"),
-            (r#"{"event_id":"A1","flow_id":"A","seq":1.5,"kind":"reserved","schema":1,"payload":{}}"#, "field `seq`"),
-            (r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"","schema":1,"payload":{}}"#, "field `kind`"),
-            (r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"k","schema":1001,"payload":{}}"#, "field `schema`"),
-            (r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"k","schema":1,"payload":{"a":[1]}}"#, "field `payload`"),
-            (r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"k","schema":1,"payload":{"a":1},"x":1}"#, "unknown field"),
-            (r#"{"event_id":"A1","seq":1,"kind":"k","schema":1,"payload":{}}"#, "missing field `flow_id`"),
+            (
+                r#"{"event_id":"A 1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{}}"#,
+                "field `event_id`",
+            ),
+            (
+                r#"{"event_id":"A1","flow_id":"A","seq":0,"kind":"reserved","schema":1,"payload":{}}"#,
+                "field `seq`",
+            ),
+            (
+                r#"{"event_id":"A1","flow_id":"A","seq":1.5,"kind":"reserved","schema":1,"payload":{}}"#,
+                "field `seq`",
+            ),
+            (
+                r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"","schema":1,"payload":{}}"#,
+                "field `kind`",
+            ),
+            (
+                r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"k","schema":1001,"payload":{}}"#,
+                "field `schema`",
+            ),
+            (
+                r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"k","schema":1,"payload":{"a":[1]}}"#,
+                "field `payload`",
+            ),
+            (
+                r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"k","schema":1,"payload":{"a":1},"x":1}"#,
+                "unknown field",
+            ),
+            (
+                r#"{"event_id":"A1","seq":1,"kind":"k","schema":1,"payload":{}}"#,
+                "missing field `flow_id`",
+            ),
         ];
         for (text, needle) in cases {
             let value: Value = serde_json::from_str(text).unwrap();

@@ -1,0 +1,485 @@
+//! The protocol's results, the arrival orders, the ten crash boundaries and the twelve experiments, asserted on
+//! what the result document shows. The same tests run natively (`cargo test`) and in headless Chromium on the
+//! SQLite-in-wasm build (`wasm-pack`-free: `cargo test --target wasm32-unknown-unknown`, see README).
+
+use outbox_playground::experiments;
+use outbox_playground::protocol::{invariant, Boundary, Ordering};
+use outbox_playground::trace::{self, ConsumerSetup, ResultDoc, Session, Step};
+use serde_json::{json, Value};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+/// Marks a test for both runners: `#[test]` natively, `#[wasm_bindgen_test]` in the browser.
+macro_rules! both {
+    ($(fn $name:ident() $body:block)*) => {
+        $(
+            #[cfg_attr(not(target_arch = "wasm32"), test)]
+            #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+            fn $name() $body
+        )*
+    };
+}
+
+const KINDS: [&str; 3] = ["reserved", "confirmed", "released"];
+
+fn strict() -> ConsumerSetup {
+    ConsumerSetup::default()
+}
+
+fn advance(flow: &str, n: i64) -> Step {
+    Step::advance(
+        flow,
+        &format!("{flow}{n}"),
+        n - 1,
+        KINDS[(n - 1) as usize],
+        1,
+    )
+}
+
+fn with_payload(step: Step, new: serde_json::Map<String, Value>) -> Step {
+    match step {
+        Step::Advance {
+            flow,
+            event_id,
+            expected_seq,
+            kind,
+            schema,
+            crash_at,
+            ..
+        } => Step::Advance {
+            flow,
+            event_id,
+            expected_seq,
+            kind,
+            schema,
+            payload: new,
+            crash_at,
+        },
+        other => other,
+    }
+}
+
+fn relay(id: Option<&str>) -> Step {
+    Step::Relay {
+        event_id: id.map(str::to_owned),
+        crash_at: None,
+    }
+}
+
+fn apply(flow: &str) -> Step {
+    Step::Apply {
+        flow: flow.into(),
+        crash_at: None,
+    }
+}
+
+fn process_all() -> Step {
+    Step::ProcessAll {
+        limit: None,
+        crash_at: None,
+    }
+}
+
+fn receive(event: Value) -> Step {
+    Step::Receive {
+        event,
+        crash_at: None,
+    }
+}
+
+/// Runs steps on fresh databases; returns each step's result word and the final document.
+fn run(setup: ConsumerSetup, steps: &[Step]) -> (Vec<String>, ResultDoc) {
+    let mut session = Session::new(setup).expect("fresh databases open");
+    let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
+    let words = reports.iter().map(|r| r.result.clone()).collect();
+    (words, session.result(reports).expect("snapshot"))
+}
+
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn final_projection(doc: &ResultDoc, flow: &str) -> Option<(String, i64, i64)> {
+    doc.consumer
+        .projection
+        .iter()
+        .find(|p| p.flow_id == flow)
+        .map(|p| (p.state.clone(), p.last_seq, p.held))
+}
+
+fn effect_log(doc: &ResultDoc) -> Vec<(String, String)> {
+    doc.consumer
+        .effect
+        .iter()
+        .map(|e| (e.event_id.clone(), e.kind.clone()))
+        .collect()
+}
+
+fn released(doc: &ResultDoc, flow: &str) -> bool {
+    final_projection(doc, flow) == Some(("released".into(), 3, 0))
+}
+
+both! {
+    fn advance_gives_all_five_results() {
+        let mut bad_payload = trace::schema_payload(1);
+        bad_payload.insert("amount".into(), 4.into());
+        let steps = [
+            advance("A", 1),
+            advance("A", 1),
+            with_payload(advance("A", 1), bad_payload),
+            Step::advance("A", "A9", 0, "confirmed", 1),
+            Step::advance("A", "A2", 1, "released", 1),
+            Step::advance("A", "A2", 1, "confirmed", 3),
+            with_payload(advance("A", 2), trace::schema_payload(2)),
+            advance("A", 2),
+        ];
+        let (got, doc) = run(strict(), &steps);
+        assert_eq!(got, words(&["committed", "existing", "conflict", "stale", "invalid_transition",
+            "invalid_transition", "invalid_transition", "committed"]));
+        // Nothing of the refused steps was stored.
+        assert_eq!(doc.producer.outbox.len(), 2);
+        assert_eq!((doc.producer.flow[0].seq, doc.producer.flow[0].state.as_str()), (2, "confirmed"));
+    }
+
+    fn existing_holds_after_the_flow_moved_on() {
+        let (got, _) = run(strict(), &[advance("A", 1), advance("A", 2), advance("A", 3), advance("A", 1)]);
+        assert_eq!(got.last().map(String::as_str), Some("existing"));
+    }
+
+    fn unsafe_dual_write_leaves_state_without_outbox() {
+        let unsafe_step = match advance("A", 1) {
+            Step::Advance { flow, event_id, expected_seq, kind, schema, payload, crash_at } =>
+                Step::UnsafeDualWrite { flow, event_id, expected_seq, kind, schema, payload, crash_at },
+            other => other,
+        };
+        let (got, doc) = run(strict(), &[unsafe_step, relay(None)]);
+        assert_eq!(got, words(&["crashed", "idle"]));
+        assert_eq!(doc.producer.flow.len(), 1);
+        assert!(doc.producer.outbox.is_empty());
+    }
+
+    fn receive_tells_duplicates_and_conflicts_apart() {
+        let a1 = json!({"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{"amount":3}});
+        let a1_other = json!({"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{"amount":5}});
+        let x1 = json!({"event_id":"X1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{"amount":3}});
+        let bad = json!({"event_id":"A2","flow_id":"A","seq":2,"kind":"confirmed","schema":1,"payload":{"amount":[3]}});
+        let (got, doc) = run(strict(), &[receive(a1.clone()), receive(a1), receive(a1_other), receive(x1), receive(bad)]);
+        assert_eq!(got, words(&["accepted", "duplicate", "id_conflict", "sequence_conflict", "rejected"]));
+        assert_eq!(doc.consumer.inbox.len(), 1, "only the first delivery is stored");
+        assert_eq!(doc.consumer.inbox[0].state, "pending");
+    }
+
+    fn a_rejected_event_names_the_field_and_writes_nothing() {
+        let bad = json!({"event_id":"A 2","flow_id":"A","seq":2,"kind":"confirmed","schema":1,"payload":{}});
+        let mut session = Session::new(strict()).unwrap();
+        let report = session.step(&receive(bad));
+        assert_eq!(report.result, "rejected");
+        assert!(report.message.as_deref().unwrap_or("").contains("event_id"), "{:?}", report.message);
+        assert!(session.snapshot().unwrap().consumer.inbox.is_empty());
+    }
+
+    fn relay_marks_accepted_only_on_accepted_or_duplicate() {
+        let conflicting = json!({"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{"amount":5}});
+        let (got, doc) = run(strict(), &[
+            advance("B", 1), advance("A", 1), receive(conflicting),
+            relay(None), relay(None), relay(Some("B1")), relay(Some("B1")), relay(Some("nope")), relay(None),
+        ]);
+        // Default relay takes (flow_id, seq) order: A1 first, and its conflict is never marked accepted.
+        assert_eq!(got, words(&["committed", "committed", "accepted", "id_conflict", "id_conflict",
+            "accepted", "duplicate", "idle", "id_conflict"]));
+        let accepted: Vec<_> = doc.producer.outbox.iter().map(|r| (r.event_id.as_str(), r.accepted)).collect();
+        assert_eq!(accepted, vec![("A1", 0), ("B1", 1)]);
+    }
+
+    fn apply_waits_at_a_gap_and_is_idle_when_done() {
+        let (got, doc) = run(strict(), &[
+            advance("A", 1), advance("A", 2), advance("A", 3),
+            relay(Some("A2")), apply("A"), relay(Some("A1")), apply("A"), apply("A"), apply("A"),
+        ]);
+        assert_eq!(got[3..], words(&["accepted", "gap", "accepted", "applied", "applied", "idle"])[..]);
+        assert_eq!(final_projection(&doc, "A"), Some(("confirmed".into(), 2, 3)));
+        assert_eq!(run(strict(), &[apply("Z")]).0, words(&["idle"]));
+    }
+
+    fn apply_blocks_with_each_reason_and_never_skips() {
+        let ev = |id: &str, seq: i64, kind: &str, schema: i64, payload: Value| json!({
+            "event_id": id, "flow_id": "A", "seq": seq, "kind": kind, "schema": schema, "payload": payload});
+        let cases = [
+            (ev("A1", 1, "reserved", 2, json!({"units":3})), "blocked:unsupported_schema"),
+            (ev("A1", 1, "reserved", 1, json!({"amount":5})), "blocked:invalid_payload"),
+            (ev("A1", 1, "confirmed", 1, json!({"amount":3})), "blocked:invalid_transition"),
+            (ev("A1", 1, "cancelled", 1, json!({"amount":3})), "blocked:invalid_transition"),
+        ];
+        for (event, want) in cases {
+            let a2 = ev("A2", 2, "confirmed", 1, json!({"amount":3}));
+            let (got, doc) = run(strict(), &[receive(event), receive(a2), apply("A"), process_all()]);
+            assert_eq!(got[2], want);
+            assert_eq!(got[3], "done");
+            let states: Vec<_> = doc.consumer.inbox.iter().map(|r| (r.state.as_str(), r.reason.as_deref())).collect();
+            assert_eq!(states, vec![("blocked", Some(&want["blocked:".len()..])), ("pending", None)]);
+            assert!(doc.consumer.projection.is_empty() && doc.consumer.effect.is_empty());
+        }
+    }
+
+    fn support_v2_applies_the_same_blocked_events_unchanged() {
+        let steps = [
+            Step::advance("A", "A1", 0, "reserved", 1),
+            Step::advance("A", "A2", 1, "confirmed", 2),
+            Step::advance("A", "A3", 2, "released", 2),
+            relay(None), relay(None), relay(None), process_all(),
+        ];
+        let (_, before) = run(strict(), &steps);
+        let states: Vec<_> = before.consumer.inbox.iter().map(|r| r.state.as_str()).collect();
+        assert_eq!(states, ["applied", "blocked", "pending"]);
+        assert_eq!(before.consumer.inbox[1].reason.as_deref(), Some("unsupported_schema"));
+        let mut more = steps.to_vec();
+        more.extend([Step::SetSupportV2 { on: true }, process_all()]);
+        let (_, after) = run(strict(), &more);
+        assert!(released(&after, "A"));
+        let bodies = |d: &ResultDoc| d.consumer.inbox.iter().map(|r| r.body.clone()).collect::<Vec<_>>();
+        assert_eq!(bodies(&before), bodies(&after), "ids, seqs and bodies are untouched");
+    }
+
+    fn process_all_stops_at_its_limit() {
+        let mut steps: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
+        steps.extend([relay(None), relay(None), relay(None), Step::ProcessAll { limit: Some(2), crash_at: None }]);
+        let mut session = Session::new(strict()).unwrap();
+        let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
+        let last = reports.last().unwrap();
+        assert_eq!(last.result, "limit");
+        assert_eq!(last.flows.as_ref().unwrap().get("A").map(String::as_str), Some("limit"));
+        assert_eq!(session.snapshot().unwrap().consumer.effect.len(), 2);
+    }
+
+    fn all_six_arrival_orders_end_the_same() {
+        let mut finals = Vec::new();
+        for order in ["123", "132", "213", "231", "312", "321"] {
+            let mut steps: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
+            for c in order.chars() {
+                steps.push(relay(Some(&format!("A{c}"))));
+                steps.push(process_all());
+            }
+            let (_, doc) = run(strict(), &steps);
+            assert!(doc.invariant.holds, "{order}: {:?}", doc.invariant.violations);
+            finals.push((final_projection(&doc, "A"), effect_log(&doc)));
+        }
+        let want = (Some(("released".to_owned(), 3, 0)), vec![
+            ("A1".to_owned(), "reserved".to_owned()), ("A2".into(), "confirmed".into()), ("A3".into(), "released".into())]);
+        assert!(finals.iter().all(|f| *f == want), "{finals:?}");
+    }
+
+    fn dedupe_only_runs_backwards_and_breaks_the_invariant() {
+        let mut steps: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
+        steps.extend(["A3", "A1", "A2", "A3"].map(|id| relay(Some(id))));
+        let setup = ConsumerSetup { ordering: Ordering::DedupeOnly, support_v2: false };
+        let (got, doc) = run(setup, &steps);
+        assert_eq!(got[3..], words(&["accepted", "accepted", "accepted", "duplicate"])[..]);
+        assert_eq!(final_projection(&doc, "A"), Some(("confirmed".into(), 2, 3)));
+        assert!(!doc.invariant.holds);
+        assert!(doc.invariant.violations[0].contains("flow A"), "{:?}", doc.invariant.violations);
+    }
+
+    fn ten_boundaries_at_every_step_recover_to_one_effect_each() {
+        // The full three-event delivery: each boundary is tried at every step; where it fires, the process
+        // restarts and recovers by resubmitting, resending and processing again.
+        let mut fired = [0usize; 10];
+        for order in ["123", "213", "321"] {
+            let mut base: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
+            for c in order.chars() {
+                base.push(relay(Some(&format!("A{c}"))));
+                base.push(apply("A"));
+            }
+            for boundary in Boundary::ALL {
+                for at in 0..base.len() {
+                    let mut session = Session::new(strict()).unwrap();
+                    let mut crashed = false;
+                    for (i, step) in base.iter().enumerate() {
+                        let step = if i == at { step.clone().with_crash_at(Some(boundary)) } else { step.clone() };
+                        let report = session.step(&step);
+                        if report.result == "crashed" {
+                            assert_eq!(report.boundary, Some(boundary));
+                            crashed = true;
+                        }
+                        let snap = session.snapshot().unwrap();
+                        assert!(invariant::check(&snap).holds, "{boundary} at step {at}");
+                    }
+                    if !crashed {
+                        continue;
+                    }
+                    fired[boundary.number() - 1] += 1;
+                    // Recovery: resubmit every transition, resend every event, process everything.
+                    for n in 1..=3 {
+                        let r = session.step(&advance("A", n)).result;
+                        assert!(r == "committed" || r == "existing", "{boundary} at {at}: {r}");
+                        let sent = session.step(&relay(Some(&format!("A{n}")))).result;
+                        assert!(sent == "accepted" || sent == "duplicate", "{boundary} at {at}: resend {sent}");
+                    }
+                    session.step(&process_all());
+                    let doc = session.result(vec![]).unwrap();
+                    assert!(doc.invariant.holds, "{boundary} at {at}: {:?}", doc.invariant.violations);
+                    assert!(released(&doc, "A"), "{boundary} at {at}");
+                    assert_eq!(effect_log(&doc).len(), 3, "{boundary} at {at}: exactly one effect per event");
+                }
+            }
+        }
+        assert!(fired.iter().all(|&n| n > 0), "every boundary fired somewhere: {fired:?}");
+    }
+
+    fn a_crash_rolls_back_what_the_process_had_not_committed() {
+        let cases = [
+            (Boundary::ProducerAfterState, 0, 0, 0),
+            (Boundary::ProducerAfterOutbox, 0, 0, 0),
+            (Boundary::ProducerAfterCommit, 1, 0, 0),
+            (Boundary::ReceiveAfterInsert, 1, 0, 0),
+            (Boundary::ReceiveAfterCommit, 1, 1, 0),
+            (Boundary::RelayAfterMark, 1, 1, 0),
+            (Boundary::RelayAfterMarkCommit, 1, 1, 0),
+            (Boundary::ApplyAfterProjection, 1, 1, 0),
+            (Boundary::ApplyAfterEffect, 1, 1, 0),
+            (Boundary::ApplyAfterCommit, 1, 1, 1),
+        ];
+        for (boundary, outbox, inbox, effects) in cases {
+            let steps = [advance("A", 1), relay(None), process_all()];
+            let steps: Vec<_> = steps.into_iter().map(|s| s.with_crash_at(Some(boundary))).collect();
+            let mut session = Session::new(strict()).unwrap();
+            for step in &steps {
+                if session.step(step).result == "crashed" {
+                    break;
+                }
+            }
+            let snap = session.snapshot().unwrap();
+            let accepted = snap.producer.outbox.first().map(|r| r.accepted).unwrap_or(0);
+            assert_eq!((snap.producer.outbox.len(), snap.consumer.inbox.len(), snap.consumer.effect.len()),
+                (outbox, inbox, effects), "{boundary}");
+            assert_eq!(snap.producer.flow.len(), outbox, "{boundary}: state and outbox together");
+            let want_accepted = i64::from(boundary == Boundary::RelayAfterMarkCommit
+                || boundary >= Boundary::ApplyAfterProjection);
+            assert_eq!(accepted, want_accepted, "{boundary}");
+            assert_eq!(snap.consumer.projection.len(), effects, "{boundary}: projection and effect together");
+        }
+    }
+
+    fn an_unreached_boundary_is_reported() {
+        let mut session = Session::new(strict()).unwrap();
+        let report = session.step(&relay(None).with_crash_at(Some(Boundary::ReceiveAfterInsert)));
+        assert_eq!((report.result.as_str(), report.crash), ("idle", Some("not_reached")));
+    }
+
+    fn injected_faults_roll_back_whole_and_report_the_sql_error() {
+        let mut session = Session::new(strict()).unwrap();
+        use outbox_playground::protocol::FaultTarget;
+        session.step(&Step::InjectFault { target: FaultTarget::OutboxInsert });
+        let r = session.step(&advance("A", 1));
+        assert_eq!(r.result, "sql_error");
+        assert!(r.message.unwrap().contains("outbox insert rejected"));
+        assert!(session.snapshot().unwrap().producer.flow.is_empty(), "no state change left behind");
+        session.step(&Step::ClearFault { target: FaultTarget::OutboxInsert });
+        assert_eq!(session.step(&advance("A", 1)).result, "committed");
+        session.step(&relay(None));
+        session.step(&Step::InjectFault { target: FaultTarget::EffectInsert });
+        assert_eq!(session.step(&apply("A")).result, "sql_error");
+        let snap = session.snapshot().unwrap();
+        assert!(snap.consumer.projection.is_empty() && snap.consumer.effect.is_empty());
+        assert_eq!(snap.consumer.inbox[0].state, "pending");
+        session.step(&Step::ClearFault { target: FaultTarget::EffectInsert });
+        assert_eq!(session.step(&apply("A")).result, "applied");
+    }
+
+    fn flows_are_independent() {
+        let mut steps: Vec<Step> = (1..=3).flat_map(|n| [advance("A", n), advance("B", n)]).collect();
+        steps.extend([relay(Some("A1")), relay(Some("A3")), relay(Some("B3")), relay(Some("B2")), relay(Some("B1")), process_all()]);
+        let mut session = Session::new(strict()).unwrap();
+        let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
+        let flows = reports.last().unwrap().flows.clone().unwrap();
+        assert_eq!(flows.get("A").map(String::as_str), Some("gap"));
+        assert_eq!(flows.get("B").map(String::as_str), Some("idle"));
+        let doc = session.result(reports).unwrap();
+        assert_eq!(final_projection(&doc, "A"), Some(("reserved".into(), 1, 3)));
+        assert!(released(&doc, "B"));
+    }
+
+    fn the_twelve_experiments_reproduce() {
+        let checks = experiments::check_all();
+        assert_eq!(checks.len(), 12);
+        for check in checks {
+            let check = check.expect("experiment replays");
+            assert!(check.ok(), "{} {}: {:?}", check.id, check.title, check.mismatches);
+        }
+    }
+
+    fn the_trace_md_example_gives_the_trace_md_result() {
+        let text = r#"{
+          "format": "outbox-playground-trace/1",
+          "consumer": { "ordering": "strict", "support_v2": false },
+          "steps": [
+            { "op": "advance", "flow": "A", "event_id": "A1", "expected_seq": 0, "kind": "reserved", "schema": 1, "payload": { "amount": 3 } },
+            { "op": "relay", "event_id": "A1", "crash_at": "receive.after_commit" },
+            { "op": "relay" },
+            { "op": "apply", "flow": "A" },
+            { "op": "process_all" }
+          ]
+        }"#;
+        let body = r#"{"event_id":"A1","flow_id":"A","kind":"reserved","payload":{"amount":3},"schema":1,"seq":1}"#;
+        let want = json!({
+          "format": "outbox-playground-result/1",
+          "steps": [ { "op": "advance", "result": "committed" },
+                     { "op": "relay", "result": "crashed", "boundary": "receive.after_commit" },
+                     { "op": "relay", "result": "duplicate" },
+                     { "op": "apply", "result": "applied" },
+                     { "op": "process_all", "result": "done", "flows": { "A": "idle" } } ],
+          "producer": { "flow": [ { "flow_id": "A", "seq": 1, "state": "reserved", "amount": 3 } ],
+                        "outbox": [ { "event_id": "A1", "flow_id": "A", "seq": 1, "body": body, "accepted": 1 } ] },
+          "consumer": { "support_v2": false,
+                        "inbox": [ { "event_id": "A1", "flow_id": "A", "seq": 1, "body": body, "state": "applied", "reason": null } ],
+                        "projection": [ { "flow_id": "A", "last_seq": 1, "state": "reserved", "held": 3 } ],
+                        "effect": [ { "event_id": "A1", "flow_id": "A", "seq": 1, "kind": "reserved", "held": 3 } ] },
+          "invariant": { "holds": true, "violations": [] }
+        });
+        assert_eq!(trace::replay_text(text).unwrap().to_value(), want);
+    }
+
+    fn bad_traces_are_refused_whole_with_the_step_and_field_named() {
+        let step = |s: &str| format!(r#"{{"format":"outbox-playground-trace/1","steps":[{{"op":"relay"}},{s}]}}"#);
+        let cases: Vec<(String, &str)> = vec![
+            ("not json".into(), "not valid JSON"),
+            ("[]".into(), "must be a JSON object"),
+            (r#"{"steps":[]}"#.into(), "missing field `format`"),
+            (r#"{"format":"outbox-playground-trace/2","steps":[]}"#.into(), "field `format`"),
+            (r#"{"format":"outbox-playground-trace/1"}"#.into(), "missing field `steps`"),
+            (r#"{"format":"outbox-playground-trace/1","steps":{}}"#.into(), "must be a list"),
+            (r#"{"format":"outbox-playground-trace/1","steps":[],"x":1}"#.into(), "unknown field \"x\""),
+            (r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":"fifo"},"steps":[]}"#.into(), "field `consumer`"),
+            (step(r#"{"op":"advnce"}"#), "step 2 (advnce)"),
+            (step(r#"{"flow":"A"}"#), "step 2: missing field `op`"),
+            (step(r#"7"#), "step 2: must be an object"),
+            (step(r#"{"op":"apply"}"#), "missing field `flow`"),
+            (step(r#"{"op":"apply","flow":""}"#), "field `flow` must be 1–64"),
+            (step(r#"{"op":"apply","flow":"<img>"}"#), "field `flow` may hold only"),
+            (step(r#"{"op":"relay","event_id":"x","crash_at":"apply.after"}"#), "field `crash_at` must be one of"),
+            (step(r#"{"op":"set_support_v2","on":true,"crash_at":"apply.after_commit"}"#), "unknown field `crash_at`"),
+            (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":-1,"kind":"reserved","schema":1,"payload":{}}"#), "field `expected_seq`"),
+            (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":0,"payload":{}}"#), "field `schema`"),
+            (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":{"a":{"b":1}}}"#), "field `payload`"),
+            (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"","schema":1,"payload":{}}"#), "field `kind`"),
+            (step(r#"{"op":"process_all","limit":0}"#), "field `limit`"),
+            (step(r#"{"op":"inject_fault","target":"inbox"}"#), "step 2 (inject_fault)"),
+        ];
+        for (text, needle) in cases {
+            let err = trace::parse(&text).expect_err(&text).0;
+            assert!(err.contains(needle), "{text}\n  gave: {err}\n  wanted: {needle}");
+        }
+        let huge = format!(r#"{{"format":"outbox-playground-trace/1","steps":[{}]}}"#, vec![r#"{"op":"relay"}"#; 10_001].join(","));
+        let e = trace::parse(&huge).unwrap_err().0;
+        assert!(e.contains("10001 steps; at most 10000"), "{e}");
+        let big = format!(r#"{{"format":"outbox-playground-trace/1","steps":[],"experiment":"{}"}}"#, "x".repeat(1 << 20));
+        assert!(trace::parse(&big).unwrap_err().0.contains("1 MiB"));
+    }
+
+    fn an_exported_trace_parses_back_to_the_same_steps() {
+        let steps = vec![advance("A", 1), relay(None).with_crash_at(Some(Boundary::RelayAfterMark)), process_all(),
+            Step::SetSupportV2 { on: true }];
+        let t = trace::Trace::new(strict(), steps.clone());
+        assert_eq!(trace::parse(&t.to_json_pretty()).unwrap().steps, steps);
+    }
+}
