@@ -1,0 +1,157 @@
+//! Property tests: random histories over three flows — advances (right, stale, illegal, schema 2), default and
+//! explicit relays, resends, injected conflicting events, `support_v2` switches and crashes at random
+//! boundaries. The strict consumer must keep the invariant after every step; the dedupe-only control must be
+//! caught breaking it. A failure prints the trace that reproduces it (`experiments replay FILE`).
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_playground::protocol::{invariant, Boundary, Ordering};
+use outbox_playground::trace::{ConsumerSetup, Session, Step, Trace};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::json;
+
+const FLOWS: [&str; 3] = ["A", "B", "C"];
+const KINDS: [&str; 4] = ["reserved", "confirmed", "released", "cancelled"];
+/// Histories per full run: the strict property plus the dedupe-only search (issue: at least 10,000).
+const STRICT_HISTORIES: u32 = 10_000;
+const DEDUPE_HISTORIES: u32 = 500;
+
+fn flow() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(&FLOWS[..])
+}
+
+fn boundary() -> impl Strategy<Value = Option<Boundary>> {
+    prop_oneof![
+        6 => Just(None),
+        1 => prop::sample::select(&Boundary::ALL[..]).prop_map(Some),
+    ]
+}
+
+fn advance() -> impl Strategy<Value = Step> {
+    (
+        flow(),
+        1..=3i64,
+        -1..=1i64,
+        0..10u8,
+        prop_oneof![4 => Just(1i64), 1 => Just(2i64)],
+        0..10u8,
+    )
+        .prop_map(|(flow, n, off, kind_roll, schema, id_roll)| {
+            // Mostly the right next step; sometimes a stale expected_seq, an illegal kind or a second id.
+            let expected = if off != 0 && kind_roll < 3 {
+                (n - 1 + off).max(0)
+            } else {
+                n - 1
+            };
+            let kind = if kind_roll == 9 {
+                KINDS[3]
+            } else {
+                KINDS[(n - 1) as usize]
+            };
+            let id = if id_roll == 9 {
+                format!("{flow}{n}x")
+            } else {
+                format!("{flow}{n}")
+            };
+            Step::advance(flow, &id, expected, kind, schema)
+        })
+}
+
+fn injected() -> impl Strategy<Value = Step> {
+    (flow(), 1..=3i64, 0..3u8).prop_map(|(flow, n, which)| {
+        let kind = KINDS[(n - 1) as usize];
+        let (id, payload) = match which {
+            // Same id as the producer's, different body: id_conflict for the relay later.
+            0 => (format!("{flow}{n}"), json!({"amount": 5})),
+            // Another id for the same (flow, seq): sequence_conflict.
+            1 => (format!("{flow}{n}z"), json!({"amount": 3})),
+            // A correct schema-2 event straight from the transport.
+            _ => (format!("{flow}{n}"), json!({"units": 3})),
+        };
+        let schema = if which == 2 { 2 } else { 1 };
+        Step::Receive {
+            event: json!({"event_id": id, "flow_id": flow, "seq": n, "kind": kind, "schema": schema, "payload": payload}),
+            crash_at: None,
+        }
+    })
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let plain = prop_oneof![
+        5 => advance(),
+        4 => Just(Step::Relay { event_id: None, crash_at: None }),
+        3 => (flow(), 1..=3i64).prop_map(|(f, n)| Step::Relay { event_id: Some(format!("{f}{n}")), crash_at: None }),
+        1 => injected(),
+        3 => flow().prop_map(|f| Step::Apply { flow: f.into(), crash_at: None }),
+        2 => prop::option::of(1..6i64).prop_map(|limit| Step::ProcessAll { limit, crash_at: None }),
+        1 => any::<bool>().prop_map(|on| Step::SetSupportV2 { on }),
+    ];
+    (plain, boundary()).prop_map(|(s, b)| s.with_crash_at(b))
+}
+
+fn history() -> impl Strategy<Value = Vec<Step>> {
+    prop::collection::vec(step(), 1..40)
+}
+
+/// Runs a history, checking the invariant after every step; returns the first violation with its step.
+fn first_violation(ordering: Ordering, steps: &[Step]) -> Option<(usize, Vec<String>)> {
+    let mut session = Session::new(ConsumerSetup {
+        ordering,
+        support_v2: false,
+    })
+    .expect("databases open");
+    for (i, s) in steps.iter().enumerate() {
+        let report = session.step(s);
+        assert_ne!(
+            report.result, "sql_error",
+            "no SQL error without an injected fault: {:?}",
+            report.message
+        );
+        let check = invariant::check(&session.snapshot().expect("snapshot"));
+        if !check.holds {
+            return Some((i + 1, check.violations));
+        }
+    }
+    None
+}
+
+fn reproducer(ordering: Ordering, steps: &[Step]) -> String {
+    Trace::new(
+        ConsumerSetup {
+            ordering,
+            support_v2: false,
+        },
+        steps.to_vec(),
+    )
+    .to_json_pretty()
+}
+
+proptest! {
+    #![proptest_config(Config { cases: STRICT_HISTORIES, failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn strict_consumer_keeps_the_invariant_after_every_step(steps in history()) {
+        if let Some((at, violations)) = first_violation(Ordering::Strict, &steps) {
+            prop_assert!(false, "invariant broken at step {at}: {violations:?}\nreproduce with `experiments replay`:\n{}",
+                reproducer(Ordering::Strict, &steps));
+        }
+    }
+}
+
+#[test]
+fn dedupe_only_consumer_is_caught_breaking_the_invariant() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = history();
+    let mut broken = 0;
+    let mut example = None;
+    for _ in 0..DEDUPE_HISTORIES {
+        let steps = strategy.new_tree(&mut runner).expect("generate").current();
+        if let Some((_, violations)) = first_violation(Ordering::DedupeOnly, &steps) {
+            broken += 1;
+            example.get_or_insert(violations);
+        }
+    }
+    println!("dedupe-only: {broken} of {DEDUPE_HISTORIES} random histories break the invariant, e.g. {example:?}");
+    assert!(broken > 0, "the wrong control must be shown wrong");
+}
