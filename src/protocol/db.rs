@@ -7,7 +7,12 @@
 use super::types::Boundary;
 use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OpenFlags, Row};
+use std::cell::RefCell;
 use std::fmt::Write as _;
+use std::rc::Rc;
+
+/// The SQL log both databases of a process write to, so the panel shows statements in the order they ran.
+pub type SqlLog = Rc<RefCell<Vec<SqlLine>>>;
 
 /// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -98,7 +103,7 @@ pub struct Db {
     /// The boundary at which this process is to exit during the current step, if any.
     pub armed: Option<Boundary>,
     /// Statements run, when someone is watching (the UI's SQL panel); `None` keeps the hot path free of formatting.
-    pub log: Option<Vec<SqlLine>>,
+    pub log: Option<SqlLog>,
 }
 
 impl Db {
@@ -126,8 +131,8 @@ impl Db {
     }
 
     pub fn note(&mut self, text: String) {
-        if let Some(log) = self.log.as_mut() {
-            log.push(SqlLine {
+        if let Some(log) = &self.log {
+            log.borrow_mut().push(SqlLine {
                 db: self.role,
                 sql: text,
             });

@@ -2,7 +2,7 @@
 //! restart. Each protocol call runs inside the current process; a crash drops it and starts a new one.
 
 use super::consumer::{self, ConsumerConfig};
-use super::db::{self, Db, Role, SqlLine, Stop, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use super::db::{self, Db, Role, SqlLine, SqlLog, Stop, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
 use super::producer::{self, Transition, WriteMode};
 use super::types::{AdvanceResult, ApplyResult, Boundary, Event, ReceiveResult};
 use rusqlite::Connection;
@@ -55,7 +55,7 @@ pub struct System {
     producer_disk: Connection,
     consumer_disk: Connection,
     pub config: ConsumerConfig,
-    logging: bool,
+    log: Option<SqlLog>,
 }
 
 impl System {
@@ -80,49 +80,37 @@ impl System {
             producer_disk,
             consumer_disk,
             config,
-            logging: false,
+            log: None,
         })
     }
 
     /// Turns the SQL log on or off (the UI's SQL panel reads it with [`System::take_sql_log`]).
     pub fn set_logging(&mut self, on: bool) {
-        self.logging = on;
-        for db in [&mut self.process.producer, &mut self.process.consumer] {
-            db.log = on.then(Vec::new);
-        }
+        self.log = on.then(SqlLog::default);
+        self.process.producer.log = self.log.clone();
+        self.process.consumer.log = self.log.clone();
     }
 
-    /// The statements both databases ran since the last call, in the order each ran them.
+    /// The statements both databases ran since the last call, in the order they ran.
     pub fn take_sql_log(&mut self) -> Vec<SqlLine> {
-        let mut lines = Vec::new();
-        for db in [&mut self.process.producer, &mut self.process.consumer] {
-            if let Some(log) = db.log.as_mut() {
-                lines.append(log);
-            }
-        }
-        lines
+        self.log
+            .as_ref()
+            .map(|log| std::mem::take(&mut *log.borrow_mut()))
+            .unwrap_or_default()
     }
 
     /// §8: the process exits; every open transaction dies with its connection, and a new process reopens
     /// the databases with nothing but what was committed.
     pub fn restart(&mut self) -> Result<(), Stop> {
-        // Keep what the dead process logged: the panel shows the statements that were rolled back.
-        let mut carried: Vec<SqlLine> = self.take_sql_log();
-        let producer = Db::open(&self.producer_uri, Role::Producer)?;
-        let consumer = Db::open(&self.consumer_uri, Role::Consumer)?;
+        let mut producer = Db::open(&self.producer_uri, Role::Producer)?;
+        let mut consumer = Db::open(&self.consumer_uri, Role::Consumer)?;
+        producer.log = self.log.clone();
+        consumer.log = self.log.clone();
         // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
         self.process = Process { producer, consumer };
-        self.set_logging(self.logging);
-        if self.logging {
-            carried.push(SqlLine {
-                db: Role::Producer,
-                sql: "-- restart: the open transaction was rolled back; reopened from what was committed"
-                    .into(),
-            });
-            if let Some(log) = self.process.producer.log.as_mut() {
-                *log = carried;
-            }
-        }
+        self.process.producer.note(
+            "-- restart: SQLite rolled back the open transaction; reopened from what was committed".into(),
+        );
         Ok(())
     }
 

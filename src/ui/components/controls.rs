@@ -1,0 +1,169 @@
+//! The control bar: consumer mode, support_v2, schema of new events, the crash picker, restart, reset, export.
+
+use crate::protocol::{Boundary, Ordering};
+use crate::ui::i18n::{t, tf};
+use crate::ui::state::Action;
+use crate::ui::Ctx;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// The ten boundaries grouped as the picker shows them (§8).
+pub const GROUPS: [(&str, &[Boundary]); 4] = [
+    (
+        "group.producer",
+        &[
+            Boundary::ProducerAfterState,
+            Boundary::ProducerAfterOutbox,
+            Boundary::ProducerAfterCommit,
+        ],
+    ),
+    (
+        "group.receive",
+        &[Boundary::ReceiveAfterInsert, Boundary::ReceiveAfterCommit],
+    ),
+    (
+        "group.relay",
+        &[Boundary::RelayAfterMark, Boundary::RelayAfterMarkCommit],
+    ),
+    (
+        "group.apply",
+        &[
+            Boundary::ApplyAfterProjection,
+            Boundary::ApplyAfterEffect,
+            Boundary::ApplyAfterCommit,
+        ],
+    ),
+];
+
+#[component]
+pub fn Controls() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let on_mode = {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            let ordering = if v == "dedupe_only" {
+                Ordering::DedupeOnly
+            } else {
+                Ordering::Strict
+            };
+            model.dispatch(Action::SetMode(ordering));
+        })
+    };
+    let on_crash = {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            model.dispatch(Action::Arm(Boundary::from_name(&v)));
+        })
+    };
+    let on_v2 = {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+            model.dispatch(Action::SetSupportV2(on));
+        })
+    };
+    let on_schema2 = {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+            model.dispatch(Action::SetSchema2(on));
+        })
+    };
+    let restart = {
+        let model = model.clone();
+        Callback::from(move |_| model.dispatch(Action::Restart))
+    };
+    let reset = {
+        let model = model.clone();
+        Callback::from(move |_| model.dispatch(Action::Reset))
+    };
+    let export = {
+        let model = model.clone();
+        Callback::from(move |_| download("outbox-playground-trace.json", &model.trace().to_json_pretty()))
+    };
+    let add_b = {
+        let model = model.clone();
+        Callback::from(move |_| model.dispatch(Action::AddFlow("B".into())))
+    };
+    let armed = model.armed.map(|b| b.name()).unwrap_or("");
+    let ordering = model.ordering();
+    html! {
+        <section class="controls" aria-label="controls">
+            <label>{ t(lang, "label.mode") }
+                <select data-testid="mode-select" onchange={on_mode}>
+                    <option value="strict" selected={ordering == Ordering::Strict}>{ t(lang, "mode.strict") }</option>
+                    <option value="dedupe_only" selected={ordering == Ordering::DedupeOnly}>{ t(lang, "mode.dedupe_only") }</option>
+                </select>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="support-v2" checked={model.support_v2()} onchange={on_v2}
+                    disabled={model.down.is_some()} />
+                { t(lang, "label.support_v2") }
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="schema2" checked={model.schema2} onchange={on_schema2} />
+                { t(lang, "label.schema2") }
+            </label>
+            <label class="crash">{ t(lang, "label.crash") }
+                <select data-testid="crash-select" onchange={on_crash}>
+                    <option value="" selected={model.armed.is_none()}>{ t(lang, "crash.none") }</option>
+                    { for GROUPS.iter().map(|(group, boundaries)| html! {
+                        <optgroup label={t(lang, group)}>
+                            { for boundaries.iter().map(|b| html! {
+                                <option value={b.name()} selected={armed == b.name()}>
+                                    { format!("{}. {} — {}", b.number(), b.name(), t(lang, &format!("boundary.{}", b.name()))) }
+                                </option>
+                            }) }
+                        </optgroup>
+                    }) }
+                </select>
+            </label>
+            <button data-testid="restart" onclick={restart} class={classes!(model.down.is_some().then_some("urgent"))}>
+                { t(lang, "btn.restart") }</button>
+            <button data-testid="reset" onclick={reset}>{ t(lang, "btn.reset") }</button>
+            <button data-testid="export" onclick={export}>{ t(lang, "btn.export") }</button>
+            if !model.flows.iter().any(|f| f == "B") {
+                <button data-testid="add-flow-B" onclick={add_b}>{ tf(lang, "btn.add_flow", &["B"]) }</button>
+            }
+            if let Some(b) = model.armed {
+                <p class="armed" role="status">{ tf(lang, "crash.armed", &[b.name()]) }</p>
+            }
+        </section>
+    }
+}
+
+/// Saves `text` as a file through a temporary object URL.
+fn download(name: &str, text: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let parts = js_sys_array(text);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/json");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Ok(a) = document.create_element("a") {
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+            a.set_href(&url);
+            a.set_download(name);
+            a.click();
+        }
+    }
+    // The URL is not revoked at once: Chromium may still be reading it when click() returns.
+}
+
+fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
+    let array = js_sys::Array::new();
+    array.push(&wasm_bindgen::JsValue::from_str(text));
+    array.into()
+}

@@ -1,0 +1,194 @@
+//! What happened and why: the status bar (latest result, invariant badge, crash banner), the event log with a
+//! one-line reason per step, and the SQL each database ran in the latest action.
+
+use crate::protocol::Role;
+use crate::trace::{Step, StepReport};
+use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::state::Notice;
+use crate::ui::Ctx;
+use yew::prelude::*;
+
+/// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema`.
+pub fn result_label(report: &StepReport) -> String {
+    match (report.result.as_str(), report.boundary) {
+        ("crashed", Some(b)) => format!("crashed at {b}"),
+        (word, _) => match word.strip_prefix("blocked:") {
+            Some(reason) => format!("blocked: {reason}"),
+            None => word.to_owned(),
+        },
+    }
+}
+
+/// The one-line reason for a result.
+pub fn reason(lang: Lang, report: &StepReport) -> String {
+    let word = report.result.as_str();
+    let mut text = if let Some(r) = word.strip_prefix("blocked:") {
+        tf(lang, "result.blocked", &[r])
+    } else if word == "sql_error" {
+        tf(lang, "result.sql_error", &[report.message.as_deref().unwrap_or("")])
+    } else {
+        t(lang, &format!("result.{word}"))
+    };
+    if word == "rejected" {
+        if let Some(m) = &report.message {
+            text = format!("{text}: {m}");
+        }
+    }
+    if let Some(flows) = &report.flows {
+        let parts: Vec<String> = flows.iter().map(|(f, r)| format!("{f}: {r}")).collect();
+        if !parts.is_empty() {
+            text = format!("{text} ({})", parts.join(", "));
+        }
+    }
+    if report.crash.is_some() {
+        text = format!("{text}; {}", t(lang, "result.not_reached"));
+    }
+    text
+}
+
+/// The step as a short command line: `relay A3`, `apply A`, `advance A2 confirmed`.
+pub fn describe(step: &Step) -> String {
+    match step {
+        Step::Advance { event_id, kind, schema, .. } => format!("advance {event_id} {kind} (schema {schema})"),
+        Step::UnsafeDualWrite { event_id, .. } => format!("unsafe_dual_write {event_id}"),
+        Step::Relay { event_id, .. } => format!("relay {}", event_id.as_deref().unwrap_or("(next)")),
+        Step::Receive { event, .. } => format!("receive {}", crate::protocol::short_json(event)),
+        Step::Apply { flow, .. } => format!("apply {flow}"),
+        Step::ProcessAll { .. } => "process_all".into(),
+        Step::SetSupportV2 { on } => format!("set_support_v2 {on}"),
+        Step::InjectFault { target } => format!("inject_fault {}", target.name()),
+        Step::ClearFault { target } => format!("clear_fault {}", target.name()),
+    }
+}
+
+#[component]
+pub fn StatusBar() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let last = model.last();
+    let holds = model.invariant.holds;
+    let notice = match &model.notice {
+        Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
+        Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
+        Some(Notice::Error(e)) => Some(e.clone()),
+        None => None,
+    };
+    html! {
+        <section class="status">
+            <p class="latest" aria-live="polite">
+                if let Some(entry) = last {
+                    <code>{ describe(&entry.step) }</code>{ " → " }
+                    <strong class={classes!("result", entry.report.result.split(':').next().map(str::to_owned))}
+                        data-testid="step-result">{ result_label(&entry.report) }</strong>
+                    <span class="why">{ format!(" — {}", reason(lang, &entry.report)) }</span>
+                } else {
+                    <strong data-testid="step-result"></strong>
+                    <span class="why">{ t(lang, "log.empty") }</span>
+                }
+            </p>
+            <div class={classes!("invariant", if holds { "ok" } else { "bad" })} data-testid="invariant"
+                data-holds={holds.to_string()} role="status" aria-live="polite">
+                if holds {
+                    { "✓ " }{ t(lang, "invariant.holds") }
+                } else {
+                    <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
+                    <ul>{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
+                }
+            </div>
+            if let Some(boundary) = model.down {
+                <div class="down" role="alert" data-testid="down">
+                    <strong>{ match boundary {
+                        Some(b) => tf(lang, "down.title", &[&format!("{}. {b}", b.number())]),
+                        None => t(lang, "down.unsafe"),
+                    } }</strong>
+                    <p>{ t(lang, "down.body") }</p>
+                </div>
+            }
+            if let Some(text) = notice {
+                <p class="notice" role="status" data-testid="notice">{ text }</p>
+            }
+        </section>
+    }
+}
+
+#[component]
+pub fn EventLog() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    // The newest first, and at most the last 200: a 10,000-step trace must not build 10,000 rows per render.
+    let total = model.entries.len();
+    html! {
+        <section class="log" aria-labelledby="log-h">
+            <h2 id="log-h">{ t(lang, "log.title") }</h2>
+            if total == 0 {
+                <p class="empty">{ t(lang, "log.empty") }</p>
+            }
+            <ol class="entries" reversed=true data-testid="event-log">
+                { for model.entries.iter().enumerate().rev().take(200).map(|(i, e)| html! {
+                    <li value={(i + 1).to_string()} class={classes!("entry", e.report.result.split(':').next().map(str::to_owned))}>
+                        <code>{ describe(&e.step) }</code>{ " → " }
+                        <strong>{ result_label(&e.report) }</strong>
+                        <span class="why">{ format!(" — {}", reason(lang, &e.report)) }</span>
+                    </li>
+                }) }
+            </ol>
+        </section>
+    }
+}
+
+#[component]
+pub fn SqlPanel() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let rolled_back = rolled_back_lines(&model.sql);
+    html! {
+        <section class="sql" aria-labelledby="sql-h">
+            <h2 id="sql-h">{ t(lang, "sql.title") }</h2>
+            if model.sql.is_empty() {
+                <p class="empty">{ t(lang, "sql.empty") }</p>
+            }
+            <ol class="statements" data-testid="sql">
+                { for model.sql.iter().enumerate().map(|(i, line)| {
+                    let gone = rolled_back.contains(&i);
+                    html! {
+                        <li class={classes!(line.db.name(), gone.then_some("rolled-back"), line.sql.starts_with("--").then_some("comment"))}>
+                            <span class="db">{ line.db.name() }</span>
+                            <code>{ &line.sql }</code>
+                            if gone { <span class="tag">{ t(lang, "sql.rolled_back") }</span> }
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}
+
+/// Indices of statements that ran inside a transaction the process never committed: from its
+/// `BEGIN IMMEDIATE` to the exit, in the database that was writing.
+pub fn rolled_back_lines(lines: &[crate::protocol::SqlLine]) -> Vec<usize> {
+    let mut open: [Option<usize>; 2] = [None, None];
+    let mut out = Vec::new();
+    let slot = |db: Role| usize::from(db == Role::Consumer);
+    for (i, line) in lines.iter().enumerate() {
+        let s = slot(line.db);
+        match line.sql.as_str() {
+            "BEGIN IMMEDIATE" => open[s] = Some(i),
+            "COMMIT" | "ROLLBACK" => open[s] = None,
+            sql if sql.starts_with("-- process exits") => {
+                for start in open.iter_mut() {
+                    if let Some(from) = start.take() {
+                        out.extend(from..i);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

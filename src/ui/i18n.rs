@@ -1,0 +1,73 @@
+//! The page's strings: one catalog per language (`i18n/en.json`, `i18n/zh.json`), looked up by key.
+//! A key missing from a catalog shows the key itself, and a native test fails on any such gap.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl Lang {
+    /// The BCP 47 tag for `<html lang>`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-Hans",
+        }
+    }
+
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        let tag = tag.to_ascii_lowercase();
+        if tag.starts_with("zh") {
+            Some(Lang::Zh)
+        } else if tag.starts_with("en") {
+            Some(Lang::En)
+        } else {
+            None
+        }
+    }
+
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::En => Lang::Zh,
+            Lang::Zh => Lang::En,
+        }
+    }
+}
+
+pub const EN_JSON: &str = include_str!("i18n/en.json");
+pub const ZH_JSON: &str = include_str!("i18n/zh.json");
+
+type Catalog = HashMap<String, String>;
+
+fn catalog(lang: Lang) -> &'static Catalog {
+    static EN: OnceLock<Catalog> = OnceLock::new();
+    static ZH: OnceLock<Catalog> = OnceLock::new();
+    let (cell, text) = match lang {
+        Lang::En => (&EN, EN_JSON),
+        Lang::Zh => (&ZH, ZH_JSON),
+    };
+    // The catalogs are compiled in and checked by a test; a broken one shows keys rather than panicking.
+    cell.get_or_init(|| serde_json::from_str(text).unwrap_or_default())
+}
+
+/// The string for `key`.
+pub fn t(lang: Lang, key: &str) -> String {
+    catalog(lang)
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| key.to_owned())
+}
+
+/// The string for `key` with `{0}`, `{1}`, … replaced by `args`.
+pub fn tf(lang: Lang, key: &str, args: &[&str]) -> String {
+    let mut text = t(lang, key);
+    for (i, arg) in args.iter().enumerate() {
+        text = text.replace(&format!("{{{i}}}"), arg);
+    }
+    text
+}

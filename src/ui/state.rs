@@ -1,0 +1,372 @@
+//! The playground's state: one plain struct changed only by [`Action`]s. Every action that touches the databases
+//! becomes a trace step and runs through the core's [`Session`]; the tables shown are read back from SQLite.
+
+use super::i18n::Lang;
+use crate::protocol::{next_kind, Boundary, Invariant, Ordering, Snapshot, SqlLine};
+use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// A card on the wire: one delivery of an outbox event, in arrival order. A duplicate card is a resend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Card {
+    /// Unique per card (a duplicate gets its own), for list keys.
+    pub key: u32,
+    pub event_id: String,
+}
+
+/// One executed step with its report, as the event log shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub step: Step,
+    pub report: StepReport,
+}
+
+#[derive(Clone)]
+pub struct Model {
+    session: Rc<RefCell<Session>>,
+    pub setup: ConsumerSetup,
+    /// Every step run so far, with its report: the session *is* this trace.
+    pub entries: Vec<Entry>,
+    /// Committed tables after the latest step, and before it (to highlight what the step changed).
+    pub snapshot: Rc<Snapshot>,
+    pub before: Rc<Snapshot>,
+    pub invariant: Invariant,
+    /// The SQL both databases ran in the latest action.
+    pub sql: Rc<Vec<SqlLine>>,
+    pub lane: Vec<Card>,
+    next_card: u32,
+    /// The boundary at which the process will exit, armed until an operation crosses it.
+    pub armed: Option<Boundary>,
+    /// Set after a crash until the reader restarts the process.
+    pub down: Option<Option<Boundary>>,
+    pub flows: Vec<String>,
+    /// Produce the next events in schema 2 (§6).
+    pub schema2: bool,
+    /// A message for the reader (an error or what a restart did).
+    pub notice: Option<Notice>,
+    pub lang: Lang,
+}
+
+impl PartialEq for Model {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.session, &other.session)
+            && self.entries.len() == other.entries.len()
+            && self.lane == other.lane
+            && self.armed == other.armed
+            && self.down == other.down
+            && self.flows == other.flows
+            && self.schema2 == other.schema2
+            && self.notice == other.notice
+            && self.lang == other.lang
+            && self.setup == other.setup
+    }
+}
+
+/// What the page tells the reader outside the event log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The reader restarted after a crash at this boundary (`None`: the unsafe dual write's exit).
+    Restarted(Option<Boundary>),
+    /// A restart with no crash before it: nothing changes, since every table is already what was committed.
+    CleanRestart,
+    Error(String),
+}
+
+pub enum Action {
+    Advance(String),
+    DeliverNext,
+    DeliverAll,
+    Apply(String),
+    ProcessAll,
+    Restart,
+    Reset,
+    SetMode(Ordering),
+    SetSupportV2(bool),
+    SetSchema2(bool),
+    AddFlow(String),
+    Arm(Option<Boundary>),
+    MoveCard { from: usize, to: usize },
+    DuplicateCard(usize),
+    RemoveCard(usize),
+    /// Puts A1–A3 in this arrival order ("312"), producing them first if needed.
+    Order(&'static str),
+    SetLang(Lang),
+    DismissNotice,
+}
+
+impl Model {
+    /// Fresh databases; fails only when SQLite cannot open an in-memory database.
+    pub fn new(setup: ConsumerSetup, lang: Lang) -> Result<Model, String> {
+        let mut session = Session::new(setup)?;
+        session.set_sql_logging(true);
+        let snapshot = Rc::new(session.snapshot()?);
+        Ok(Model {
+            session: Rc::new(RefCell::new(session)),
+            setup,
+            entries: Vec::new(),
+            before: snapshot.clone(),
+            snapshot,
+            invariant: Invariant {
+                holds: true,
+                violations: Vec::new(),
+            },
+            sql: Rc::new(Vec::new()),
+            lane: Vec::new(),
+            next_card: 1,
+            armed: None,
+            down: None,
+            flows: vec!["A".into()],
+            schema2: false,
+            notice: None,
+            lang,
+        })
+    }
+
+    pub fn support_v2(&self) -> bool {
+        self.snapshot.consumer.support_v2
+    }
+
+    pub fn ordering(&self) -> Ordering {
+        self.setup.ordering
+    }
+
+    pub fn trace(&self) -> Trace {
+        Trace::new(
+            self.setup,
+            self.entries.iter().map(|e| e.step.clone()).collect(),
+        )
+    }
+
+    pub fn last(&self) -> Option<&Entry> {
+        self.entries.last()
+    }
+
+    /// The transition the producer would commit next for `flow`, or `None` once it is released.
+    pub fn next_transition(&self, flow: &str) -> Option<Step> {
+        let row = self.snapshot.producer.flow.iter().find(|f| f.flow_id == flow);
+        let (seq, state) = row
+            .map(|r| (r.seq, r.state.as_str()))
+            .unwrap_or((0, "new"));
+        let kind = next_kind(state)?;
+        let schema = if self.schema2 && seq > 0 { 2 } else { 1 };
+        Some(Step::advance(
+            flow,
+            &format!("{flow}{}", seq + 1),
+            seq,
+            kind,
+            schema,
+        ))
+    }
+
+    /// Runs one step through the engine, arming the crash if one is set, and reads the tables back.
+    fn run(&mut self, step: Step) -> StepReport {
+        let step = step.with_crash_at(self.armed);
+        let mut report = self.session.borrow_mut().step(&step);
+        let sql = std::mem::take(&mut report.sql);
+        Rc::make_mut(&mut self.sql).extend(sql);
+        if report.result == "crashed" {
+            self.armed = None;
+            self.down = Some(report.boundary);
+        }
+        if report.result == "committed" {
+            if let Step::Advance { event_id, .. } = &step {
+                self.push_card(event_id.clone());
+            }
+        }
+        self.entries.push(Entry {
+            step,
+            report: report.clone(),
+        });
+        report
+    }
+
+    fn push_card(&mut self, event_id: String) {
+        self.lane.push(Card {
+            key: self.next_card,
+            event_id,
+        });
+        self.next_card += 1;
+    }
+
+    /// Delivers the first card; it leaves the wire unless the process died on the way (then the relay will
+    /// resend it after the restart, §4).
+    fn deliver_first(&mut self) -> bool {
+        let Some(card) = self.lane.first().cloned() else {
+            return false;
+        };
+        let report = self.run(Step::Relay {
+            event_id: Some(card.event_id),
+            crash_at: None,
+        });
+        if report.result != "crashed" {
+            self.lane.remove(0);
+        }
+        report.result != "crashed"
+    }
+
+    fn refresh(&mut self, before: Rc<Snapshot>) {
+        match self.session.borrow().snapshot() {
+            Ok(s) => {
+                self.invariant = crate::protocol::invariant::check(&s);
+                self.snapshot = Rc::new(s);
+            }
+            Err(e) => self.notice = Some(Notice::Error(e)),
+        }
+        self.before = before;
+    }
+
+    fn reset_to(&mut self, setup: ConsumerSetup) {
+        match Model::new(setup, self.lang) {
+            Ok(mut fresh) => {
+                fresh.flows = std::mem::take(&mut self.flows);
+                fresh.schema2 = self.schema2;
+                *self = fresh;
+            }
+            Err(e) => self.notice = Some(Notice::Error(e)),
+        }
+    }
+
+    fn order(&mut self, order: &str) {
+        let ids: Vec<String> = order.chars().map(|c| format!("A{c}")).collect();
+        let in_lane = |m: &Model, id: &str| m.lane.iter().filter(|c| c.event_id == id).count() == 1;
+        if !ids.iter().all(|id| in_lane(self, id)) {
+            // Start the order from scratch: a fresh session that produces A1–A3.
+            self.reset_to(self.setup);
+            for _ in 0..3 {
+                if let Some(step) = self.next_transition("A") {
+                    self.run(step);
+                }
+            }
+        }
+        // The slots the three A cards occupy, refilled in the chosen order.
+        let slots: Vec<usize> = self
+            .lane
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| ids.contains(&c.event_id))
+            .map(|(i, _)| i)
+            .collect();
+        let mut cards: Vec<Card> = ids
+            .iter()
+            .filter_map(|id| self.lane.iter().find(|c| &c.event_id == id).cloned())
+            .collect();
+        for slot in slots.into_iter().rev() {
+            if let Some(card) = cards.pop() {
+                self.lane[slot] = card;
+            }
+        }
+    }
+}
+
+impl Reducible for Model {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut m = (*self).clone();
+        let before = m.snapshot.clone();
+        let touches_db = !matches!(
+            action,
+            Action::Arm(_)
+                | Action::MoveCard { .. }
+                | Action::DuplicateCard(_)
+                | Action::RemoveCard(_)
+                | Action::SetLang(_)
+                | Action::DismissNotice
+                | Action::SetSchema2(_)
+                | Action::AddFlow(_)
+        );
+        if touches_db {
+            m.sql = Rc::new(Vec::new());
+            m.notice = None;
+        }
+        match action {
+            Action::Advance(flow) => {
+                if let Some(step) = m.next_transition(&flow) {
+                    m.run(step);
+                }
+            }
+            Action::DeliverNext => {
+                m.deliver_first();
+            }
+            Action::DeliverAll => {
+                // Bounded by the cards on the wire; stops at a crash.
+                for _ in 0..m.lane.len() {
+                    if !m.deliver_first() {
+                        break;
+                    }
+                }
+            }
+            Action::Apply(flow) => {
+                m.run(Step::Apply {
+                    flow,
+                    crash_at: None,
+                });
+            }
+            Action::ProcessAll => {
+                m.run(Step::ProcessAll {
+                    limit: None,
+                    crash_at: None,
+                });
+            }
+            Action::Restart => {
+                // The engine already reopened the databases from what was committed; this is the reader's
+                // acknowledgement, and the moment the page says what survived.
+                m.notice = Some(match m.down.take() {
+                    Some(boundary) => Notice::Restarted(boundary),
+                    None => Notice::CleanRestart,
+                });
+            }
+            Action::Reset => {
+                let setup = m.setup;
+                m.reset_to(setup);
+            }
+            Action::SetMode(ordering) => {
+                let setup = ConsumerSetup {
+                    ordering,
+                    support_v2: m.support_v2(),
+                };
+                m.reset_to(setup);
+            }
+            Action::SetSupportV2(on) => {
+                m.run(Step::SetSupportV2 { on });
+            }
+            Action::SetSchema2(on) => m.schema2 = on,
+            Action::AddFlow(flow) => {
+                if !m.flows.contains(&flow) {
+                    m.flows.push(flow);
+                }
+            }
+            Action::Arm(boundary) => m.armed = boundary,
+            Action::MoveCard { from, to } => {
+                if from < m.lane.len() && to < m.lane.len() && from != to {
+                    let card = m.lane.remove(from);
+                    m.lane.insert(to, card);
+                }
+            }
+            Action::DuplicateCard(i) => {
+                if let Some(card) = m.lane.get(i).cloned() {
+                    let copy = Card {
+                        key: m.next_card,
+                        event_id: card.event_id,
+                    };
+                    m.next_card += 1;
+                    m.lane.insert(i + 1, copy);
+                }
+            }
+            Action::RemoveCard(i) => {
+                if i < m.lane.len() {
+                    m.lane.remove(i);
+                }
+            }
+            Action::Order(order) => m.order(order),
+            Action::SetLang(lang) => m.lang = lang,
+            Action::DismissNotice => m.notice = None,
+        }
+        if touches_db {
+            m.refresh(before);
+        }
+        Rc::new(m)
+    }
+}
