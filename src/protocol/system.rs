@@ -109,7 +109,8 @@ impl System {
         // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
         self.process = Process { producer, consumer };
         self.process.producer.note(
-            "-- restart: SQLite rolled back the open transaction; reopened from what was committed".into(),
+            "-- restart: SQLite rolled back the open transaction; reopened from what was committed"
+                .into(),
         );
         Ok(())
     }

@@ -87,7 +87,10 @@ pub enum Action {
     SetSchema2(bool),
     AddFlow(String),
     Arm(Option<Boundary>),
-    MoveCard { from: usize, to: usize },
+    MoveCard {
+        from: usize,
+        to: usize,
+    },
     DuplicateCard(usize),
     RemoveCard(usize),
     /// Puts A1–A3 in this arrival order ("312"), producing them first if needed.
@@ -145,10 +148,13 @@ impl Model {
 
     /// The transition the producer would commit next for `flow`, or `None` once it is released.
     pub fn next_transition(&self, flow: &str) -> Option<Step> {
-        let row = self.snapshot.producer.flow.iter().find(|f| f.flow_id == flow);
-        let (seq, state) = row
-            .map(|r| (r.seq, r.state.as_str()))
-            .unwrap_or((0, "new"));
+        let row = self
+            .snapshot
+            .producer
+            .flow
+            .iter()
+            .find(|f| f.flow_id == flow);
+        let (seq, state) = row.map(|r| (r.seq, r.state.as_str())).unwrap_or((0, "new"));
         let kind = next_kind(state)?;
         let schema = if self.schema2 && seq > 0 { 2 } else { 1 };
         Some(Step::advance(
@@ -179,6 +185,8 @@ impl Model {
             step,
             report: report.clone(),
         });
+        // Read the tables back after every step: the next step of a multi-step action decides from them.
+        self.reload();
         report
     }
 
@@ -206,15 +214,16 @@ impl Model {
         report.result != "crashed"
     }
 
-    fn refresh(&mut self, before: Rc<Snapshot>) {
-        match self.session.borrow().snapshot() {
+    /// Reads the committed tables back from SQLite and checks the invariant on them.
+    fn reload(&mut self) {
+        let snapshot = self.session.borrow().snapshot();
+        match snapshot {
             Ok(s) => {
                 self.invariant = crate::protocol::invariant::check(&s);
                 self.snapshot = Rc::new(s);
             }
             Err(e) => self.notice = Some(Notice::Error(e)),
         }
-        self.before = before;
     }
 
     fn reset_to(&mut self, setup: ConsumerSetup) {
@@ -317,6 +326,19 @@ impl Reducible for Model {
                     Some(boundary) => Notice::Restarted(boundary),
                     None => Notice::CleanRestart,
                 });
+                // A restarted relay reads the outbox again: every row not yet accepted is due to be sent (§4),
+                // including one whose card never reached the wire because the producer died after committing.
+                let unsent: Vec<String> = m
+                    .snapshot
+                    .producer
+                    .outbox
+                    .iter()
+                    .filter(|r| r.accepted == 0 && !m.lane.iter().any(|c| c.event_id == r.event_id))
+                    .map(|r| r.event_id.clone())
+                    .collect();
+                for id in unsent {
+                    m.push_card(id);
+                }
             }
             Action::Reset => {
                 let setup = m.setup;
@@ -365,7 +387,7 @@ impl Reducible for Model {
             Action::DismissNotice => m.notice = None,
         }
         if touches_db {
-            m.refresh(before);
+            m.before = before;
         }
         Rc::new(m)
     }

@@ -19,20 +19,34 @@ pub fn ConsumerColumn() -> Html {
     let inbox_rows = rows(
         &now.inbox,
         &before.inbox,
-        |r| vec![
-            r.event_id.clone(),
-            r.seq.to_string(),
-            kind_of(&r.body),
-            schema_of(&r.body),
-            r.state.clone(),
-            r.reason.clone().unwrap_or_default(),
-        ],
-        |r| (Some(format!("inbox-row-{}", r.event_id)), Some(r.state.clone())),
+        |r| {
+            vec![
+                r.event_id.clone(),
+                r.seq.to_string(),
+                kind_of(&r.body),
+                schema_of(&r.body),
+                r.state.clone(),
+                r.reason.clone().unwrap_or_default(),
+            ]
+        },
+        |r| {
+            (
+                Some(format!("inbox-row-{}", r.event_id)),
+                Some(r.state.clone()),
+            )
+        },
     );
     let effect_rows = rows(
         &now.effect,
         &before.effect,
-        |r| vec![r.event_id.clone(), r.seq.to_string(), r.kind.clone(), r.held.to_string()],
+        |r| {
+            vec![
+                r.event_id.clone(),
+                r.seq.to_string(),
+                r.kind.clone(),
+                r.held.to_string(),
+            ]
+        },
         |_| (Some("effect-row".into()), None),
     );
     let process_all = {

@@ -85,7 +85,12 @@ pub fn Controls() -> Html {
     };
     let export = {
         let model = model.clone();
-        Callback::from(move |_| download("outbox-playground-trace.json", &model.trace().to_json_pretty()))
+        Callback::from(move |_| {
+            download(
+                "outbox-playground-trace.json",
+                &model.trace().to_json_pretty(),
+            )
+        })
     };
     let add_b = {
         let model = model.clone();

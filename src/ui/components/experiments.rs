@@ -29,12 +29,22 @@ pub fn ExperimentsPanel() -> Html {
                     .map(|(c, e)| match c {
                         Ok(c) => Line {
                             ok: c.ok(),
-                            detail: if c.ok() { c.summary.clone() } else { c.mismatches.join("; ") },
+                            detail: if c.ok() {
+                                c.summary.clone()
+                            } else {
+                                c.mismatches.join("; ")
+                            },
                             id: c.id,
                             title: c.title,
                             section: c.section,
                         },
-                        Err(err) => Line { id: e.file.into(), title: String::new(), section: String::new(), ok: false, detail: err },
+                        Err(err) => Line {
+                            id: e.file.into(),
+                            title: String::new(),
+                            section: String::new(),
+                            ok: false,
+                            detail: err,
+                        },
                     })
                     .collect();
                 lines.set(Some(checked));

@@ -25,7 +25,11 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
     let mut text = if let Some(r) = word.strip_prefix("blocked:") {
         tf(lang, "result.blocked", &[r])
     } else if word == "sql_error" {
-        tf(lang, "result.sql_error", &[report.message.as_deref().unwrap_or("")])
+        tf(
+            lang,
+            "result.sql_error",
+            &[report.message.as_deref().unwrap_or("")],
+        )
     } else {
         t(lang, &format!("result.{word}"))
     };
@@ -49,9 +53,16 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
 /// The step as a short command line: `relay A3`, `apply A`, `advance A2 confirmed`.
 pub fn describe(step: &Step) -> String {
     match step {
-        Step::Advance { event_id, kind, schema, .. } => format!("advance {event_id} {kind} (schema {schema})"),
+        Step::Advance {
+            event_id,
+            kind,
+            schema,
+            ..
+        } => format!("advance {event_id} {kind} (schema {schema})"),
         Step::UnsafeDualWrite { event_id, .. } => format!("unsafe_dual_write {event_id}"),
-        Step::Relay { event_id, .. } => format!("relay {}", event_id.as_deref().unwrap_or("(next)")),
+        Step::Relay { event_id, .. } => {
+            format!("relay {}", event_id.as_deref().unwrap_or("(next)"))
+        }
         Step::Receive { event, .. } => format!("receive {}", crate::protocol::short_json(event)),
         Step::Apply { flow, .. } => format!("apply {flow}"),
         Step::ProcessAll { .. } => "process_all".into(),

@@ -35,7 +35,8 @@ pub fn Playground(props: &Props) -> Html {
         let model = model.clone();
         Callback::from(move |_| {
             let next = model.lang.other();
-            if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+            if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+            {
                 let _ = storage.set_item("lang", next.tag());
             }
             model.dispatch(Action::SetLang(next));

@@ -17,13 +17,27 @@ pub fn ProducerColumn() -> Html {
     let flow_rows = rows(
         &now.flow,
         &before.flow,
-        |r| vec![r.flow_id.clone(), r.seq.to_string(), r.state.clone(), r.amount.to_string()],
+        |r| {
+            vec![
+                r.flow_id.clone(),
+                r.seq.to_string(),
+                r.state.clone(),
+                r.amount.to_string(),
+            ]
+        },
         |_| (None, None),
     );
     let outbox_rows = rows(
         &now.outbox,
         &before.outbox,
-        |r| vec![r.event_id.clone(), r.seq.to_string(), kind_of(&r.body), r.accepted.to_string()],
+        |r| {
+            vec![
+                r.event_id.clone(),
+                r.seq.to_string(),
+                kind_of(&r.body),
+                r.accepted.to_string(),
+            ]
+        },
         |r| (Some(format!("outbox-row-{}", r.event_id)), None),
     );
     html! {

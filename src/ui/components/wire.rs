@@ -94,9 +94,9 @@ pub fn Wire() -> Html {
                             <span class="pos">{ i + 1 }</span>
                             <span class="id">{ &id }</span>
                             <span class="card-buttons">
-                                <button class="icon" onclick={left} disabled={i == 0} aria-label={tf(lang, "card.left", &[&id])} title={tf(lang, "card.left", &[&id])}>{ "◀" }</button>
-                                <button class="icon" onclick={right} disabled={i + 1 == n} aria-label={tf(lang, "card.right", &[&id])} title={tf(lang, "card.right", &[&id])}>{ "▶" }</button>
-                                <button class="icon" onclick={dup} aria-label={tf(lang, "card.duplicate", &[&id])} title={tf(lang, "card.duplicate", &[&id])}>{ "⧉" }</button>
+                                <button class="icon" onclick={left} disabled={i == 0} aria-label={tf(lang, "card.left", &[&id])} title={tf(lang, "card.left", &[&id])}>{ "↑" }</button>
+                                <button class="icon" onclick={right} disabled={i + 1 == n} aria-label={tf(lang, "card.right", &[&id])} title={tf(lang, "card.right", &[&id])}>{ "↓" }</button>
+                                <button class="icon" onclick={dup} aria-label={tf(lang, "card.duplicate", &[&id])} title={tf(lang, "card.duplicate", &[&id])}>{ "+" }</button>
                                 <button class="icon" onclick={remove} aria-label={tf(lang, "card.remove", &[&id])} title={tf(lang, "card.remove", &[&id])}>{ "✕" }</button>
                             </span>
                         </li>

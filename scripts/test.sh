@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Every test: formatting and lints, the native tests (with the property run), the article's experiments, the
+# same core tests in headless Chromium on SQLite-in-wasm, the release build, and the end-to-end tests.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+scripts/setup.sh
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --check
+
+step "cargo clippy (native and wasm32)"
+cargo clippy --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+
+step "native tests (cargo test)"
+cargo test
+
+step "the article's twelve experiments"
+cargo run --release --bin experiments -- --check
+
+step "core tests in headless Chromium (wasm32)"
+cargo test --target wasm32-unknown-unknown --test core
+
+step "release build (trunk)"
+trunk build --release
+
+step "end-to-end tests (Playwright, Chromium)"
+node --test --test-concurrency=1 e2e/
