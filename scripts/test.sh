@@ -12,7 +12,7 @@ cargo fmt --check
 
 step "cargo clippy (native and wasm32)"
 cargo clippy --all-targets -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "native tests (cargo test)"
 cargo test

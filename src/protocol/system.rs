@@ -129,9 +129,7 @@ impl System {
         self.process.consumer.armed = None;
         match result {
             Err(Stop::Crash(_)) | Err(Stop::UnsafeExit) => {
-                if let Err(e) = self.restart() {
-                    return Err(e);
-                }
+                self.restart()?;
                 result
             }
             other => other,
