@@ -145,3 +145,83 @@ pub fn project(actual: &Value, expected: &Value) -> Value {
 pub fn check_all() -> Vec<Result<Check, String>> {
     ALL.iter().map(check).collect()
 }
+
+/// A one-line reading of a (part of a) result document: step results with repeats folded, then the tables
+/// the part names, e.g. `steps committed×3 accepted gap · projection A=released/3/0 · invariant holds`.
+pub fn digest(doc: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(steps) = doc.get("steps").and_then(Value::as_array) {
+        let words: Vec<String> = steps
+            .iter()
+            .map(|s| {
+                let r = s.get("result").and_then(Value::as_str).unwrap_or("?");
+                match s.get("boundary").and_then(Value::as_str) {
+                    Some(b) => format!("{r}@{b}"),
+                    None => r.to_owned(),
+                }
+            })
+            .collect();
+        let mut folded: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let run = words[i..].iter().take_while(|w| **w == words[i]).count();
+            folded.push(if run > 1 {
+                format!("{}×{run}", words[i])
+            } else {
+                words[i].clone()
+            });
+            i += run;
+        }
+        parts.push(format!("steps {}", folded.join(" ")));
+    }
+    let table = |side: &str, name: &str, row: &dyn Fn(&Value) -> String| -> Option<String> {
+        let rows = doc.get(side)?.get(name)?.as_array()?;
+        let cells: Vec<String> = rows.iter().map(row).collect();
+        Some(format!("{name} [{}]", cells.join(" ")))
+    };
+    let s = |v: &Value, k: &str| match v.get(k) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) => "-".into(),
+        Some(other) => other.to_string(),
+        None => "_".into(),
+    };
+    let specs: [(&str, &str, &dyn Fn(&Value) -> String); 5] = [
+        ("producer", "flow", &|r| {
+            format!("{}={}/{}", s(r, "flow_id"), s(r, "state"), s(r, "seq"))
+        }),
+        ("producer", "outbox", &|r| {
+            format!("{}:accepted={}", s(r, "event_id"), s(r, "accepted"))
+        }),
+        ("consumer", "inbox", &|r| {
+            format!("{}:{}", s(r, "event_id"), s(r, "state"))
+        }),
+        ("consumer", "projection", &|r| {
+            format!(
+                "{}={}/{}/{}",
+                s(r, "flow_id"),
+                s(r, "state"),
+                s(r, "last_seq"),
+                s(r, "held")
+            )
+        }),
+        ("consumer", "effect", &|r| {
+            format!("{}:{}", s(r, "event_id"), s(r, "kind"))
+        }),
+    ];
+    for (side, name, row) in specs {
+        if let Some(text) = table(side, name, row) {
+            parts.push(text);
+        }
+    }
+    if let Some(holds) = doc
+        .get("invariant")
+        .and_then(|i| i.get("holds"))
+        .and_then(Value::as_bool)
+    {
+        parts.push(format!(
+            "invariant {}",
+            if holds { "holds" } else { "broken" }
+        ));
+    }
+    parts.join(" · ")
+}

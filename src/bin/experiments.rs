@@ -1,7 +1,7 @@
 //! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document.
 
 use outbox_playground::{experiments, trace};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: experiments --check | experiments replay FILE (or - for stdin)";
@@ -23,18 +23,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints a line; a closed pipe (`| head`) ends the output quietly instead of panicking.
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => {
+        if writeln!($out, $($arg)*).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    };
+}
+
 fn check() -> ExitCode {
+    let mut out = std::io::stdout().lock();
     let (mut passed, mut failed) = (0, 0);
     for (experiment, outcome) in experiments::ALL.iter().zip(experiments::check_all()) {
         match outcome {
             Ok(c) => {
                 let mark = if c.ok() { "ok" } else { "FAILED" };
-                println!(
+                say!(
+                    out,
                     "{mark:<6} {} {} ({}) — expected: {} — got: {}",
-                    c.id, c.title, c.section, c.expected, c.got
+                    c.id,
+                    c.title,
+                    c.section,
+                    experiments::digest(&c.expected),
+                    experiments::digest(&c.got)
                 );
                 for m in &c.mismatches {
-                    println!("       mismatch {m}");
+                    say!(out, "       mismatch {m}");
                 }
                 if c.ok() {
                     passed += 1;
@@ -43,12 +58,12 @@ fn check() -> ExitCode {
                 }
             }
             Err(e) => {
-                println!("FAILED {}: {e}", experiment.file);
+                say!(out, "FAILED {}: {e}", experiment.file);
                 failed += 1;
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    say!(out, "{passed} passed, {failed} failed");
     if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -76,7 +91,8 @@ fn replay(path: &str) -> ExitCode {
     }
     match trace::replay_text(&text) {
         Ok(result) => {
-            println!("{}", result.to_json_pretty());
+            let mut out = std::io::stdout().lock();
+            say!(out, "{}", result.to_json_pretty());
             ExitCode::SUCCESS
         }
         Err(e) => {

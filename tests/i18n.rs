@@ -1,0 +1,110 @@
+//! The two string catalogs: the same keys, no empty string, a real translation, and every key the UI asks for.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_playground::protocol::Boundary;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn catalog(lang: &str) -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/ui/i18n/{lang}.json"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every key the UI code names literally: `t(lang, "key")` and `tf(lang, "key", …)`.
+fn keys_used_in(dir: &Path, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            keys_used_in(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for pattern in ["t(lang, \"", "tf(lang, \""] {
+                for (i, _) in text.match_indices(pattern) {
+                    let rest = &text[i + pattern.len()..];
+                    if let Some(end) = rest.find('"') {
+                        out.insert(rest[..end].to_owned());
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn both_catalogs_have_every_key_and_no_empty_string() {
+    let en = catalog("en");
+    let zh = catalog("zh");
+    let only_en: Vec<_> = en.keys().filter(|k| !zh.contains_key(*k)).collect();
+    let only_zh: Vec<_> = zh.keys().filter(|k| !en.contains_key(*k)).collect();
+    assert!(only_en.is_empty(), "missing from zh.json: {only_en:?}");
+    assert!(only_zh.is_empty(), "missing from en.json: {only_zh:?}");
+    for (lang, cat) in [("en", &en), ("zh", &zh)] {
+        for (k, v) in cat {
+            assert!(!v.trim().is_empty(), "{lang}.json: {k} is empty");
+        }
+    }
+    let same: Vec<_> = en
+        .iter()
+        .filter(|(k, v)| zh[*k] == **v)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(same.is_empty(), "not translated: {same:?}");
+}
+
+#[test]
+fn every_key_the_ui_asks_for_exists() {
+    let en = catalog("en");
+    let mut used = BTreeSet::new();
+    keys_used_in(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui"),
+        &mut used,
+    );
+    // Keys built at run time: boundary explanations, result reasons, picker groups.
+    used.extend(
+        Boundary::ALL
+            .iter()
+            .map(|b| format!("boundary.{}", b.name())),
+    );
+    for word in [
+        "committed",
+        "existing",
+        "conflict",
+        "stale",
+        "invalid_transition",
+        "accepted",
+        "duplicate",
+        "id_conflict",
+        "sequence_conflict",
+        "rejected",
+        "idle",
+        "applied",
+        "gap",
+        "done",
+        "limit",
+        "ok",
+        "crashed",
+        "sql_error",
+    ] {
+        used.insert(format!("result.{word}"));
+    }
+    used.extend(
+        [
+            "group.producer",
+            "group.receive",
+            "group.relay",
+            "group.apply",
+        ]
+        .map(String::from),
+    );
+    assert!(
+        used.len() > 60,
+        "the scan found the UI's keys: {}",
+        used.len()
+    );
+    let missing: Vec<_> = used.iter().filter(|k| !en.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty(),
+        "keys used but not in the catalogs: {missing:?}"
+    );
+}
