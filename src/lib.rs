@@ -5,7 +5,9 @@
 //! (wasm32 only) touches the browser, and it calls the core, never the reverse.
 
 pub mod experiments;
+pub mod explorer;
 pub mod protocol;
+pub mod share;
 pub mod trace;
 
 #[cfg(target_arch = "wasm32")]

@@ -354,6 +354,9 @@ pub struct StepReport {
     /// The statements both databases ran, when the session logs SQL (not part of the result format).
     #[serde(skip)]
     pub sql: Vec<SqlLine>,
+    /// The boundaries this step crossed (not part of the result format).
+    #[serde(skip)]
+    pub passed: Vec<Boundary>,
 }
 
 impl StepReport {
@@ -368,6 +371,7 @@ impl StepReport {
             relayed: None,
             applied: 0,
             sql: Vec::new(),
+            passed: Vec::new(),
         }
     }
 }
@@ -429,6 +433,7 @@ impl Session {
             report.crash = Some("not_reached");
         }
         report.sql = self.system.take_sql_log();
+        report.passed = self.system.take_passed();
         report
     }
 

@@ -104,6 +104,8 @@ pub struct Db {
     pub armed: Option<Boundary>,
     /// Statements run, when someone is watching (the UI's SQL panel); `None` keeps the hot path free of formatting.
     pub log: Option<SqlLog>,
+    /// Every boundary this process crossed, in order (the explorer learns from a clean run where each can fire).
+    pub passed: Vec<Boundary>,
 }
 
 impl Db {
@@ -114,6 +116,7 @@ impl Db {
             role,
             armed: None,
             log: None,
+            passed: Vec::new(),
         })
     }
 
@@ -123,6 +126,7 @@ impl Db {
 
     /// Crosses `boundary`: when it is the armed one, the process exits here.
     pub fn pass(&mut self, boundary: Boundary) -> Result<(), Stop> {
+        self.passed.push(boundary);
         if self.armed == Some(boundary) {
             self.note(format!("-- process exits at {boundary}"));
             return Err(Stop::Crash(boundary));

@@ -99,6 +99,13 @@ impl System {
             .unwrap_or_default()
     }
 
+    /// The boundaries crossed since the last call, by either database.
+    pub fn take_passed(&mut self) -> Vec<Boundary> {
+        let mut out = std::mem::take(&mut self.process.producer.passed);
+        out.append(&mut self.process.consumer.passed);
+        out
+    }
+
     /// §8: the process exits; every open transaction dies with its connection, and a new process reopens
     /// the databases with nothing but what was committed.
     pub fn restart(&mut self) -> Result<(), Stop> {

@@ -1,0 +1,222 @@
+//! The explorer: every arrival order of A1–A3, every boundary at every step where it can fire, both consumers,
+//! each run followed by restart and recovery. Plain Rust, so the browser runs it in chunks and the native
+//! benchmark runs the very same work.
+
+use crate::protocol::{Boundary, Ordering};
+use crate::trace::{ConsumerSetup, Session, Step, Trace};
+
+/// The three events of flow A, in the order the producer commits them.
+pub const EVENTS: [&str; 3] = ["A1", "A2", "A3"];
+const KINDS: [&str; 3] = ["reserved", "confirmed", "released"];
+
+/// An arrival order: the event ids as the consumer receives them (a repeated id is a resend).
+pub type Order = Vec<&'static str>;
+
+/// The six permutations, or (extended) every order of the multiset of four cards with one resend.
+pub fn orders(extended: bool) -> Vec<Order> {
+    let mut out: Vec<Order> = Vec::new();
+    if !extended {
+        permute(&mut EVENTS.to_vec(), 0, &mut out);
+        out.sort();
+        return out;
+    }
+    for dup in EVENTS {
+        let mut cards = EVENTS.to_vec();
+        cards.push(dup);
+        permute(&mut cards, 0, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn permute(items: &mut Vec<&'static str>, k: usize, out: &mut Vec<Order>) {
+    if k == items.len() {
+        out.push(items.clone());
+        return;
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        permute(items, k + 1, out);
+        items.swap(k, i);
+    }
+}
+
+/// How an order is shown: `312`, `3123` for a resend of A3 at the end.
+pub fn order_label(order: &[&str]) -> String {
+    order.iter().map(|id| &id[1..]).collect()
+}
+
+fn advance(n: usize) -> Step {
+    Step::advance("A", EVENTS[n], n as i64, KINDS[n], 1)
+}
+
+/// The delivery: produce A1–A3, then for each card relay it and process everything.
+pub fn base_steps(order: &[&str]) -> Vec<Step> {
+    let mut steps: Vec<Step> = (0..3).map(advance).collect();
+    for id in order {
+        steps.push(Step::Relay {
+            event_id: Some((*id).to_owned()),
+            crash_at: None,
+        });
+        steps.push(Step::ProcessAll {
+            limit: None,
+            crash_at: None,
+        });
+    }
+    steps
+}
+
+/// Recovery after the restart (§8's last column): resubmit every transition, resend every event, process.
+pub fn recovery_steps() -> Vec<Step> {
+    let mut steps: Vec<Step> = (0..3).map(advance).collect();
+    steps.extend(EVENTS.iter().map(|id| Step::Relay {
+        event_id: Some((*id).to_owned()),
+        crash_at: None,
+    }));
+    steps.push(Step::ProcessAll {
+        limit: None,
+        crash_at: None,
+    });
+    steps
+}
+
+/// One run: a consumer, an order, and the step at which the process exits at `boundary`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub ordering: Ordering,
+    pub order: Order,
+    pub boundary: Boundary,
+    /// Index into [`base_steps`] of the step that carries `crash_at`.
+    pub crash_step: usize,
+}
+
+impl Plan {
+    /// The run as a trace: the delivery with the crash, then recovery.
+    pub fn trace(&self) -> Trace {
+        let mut steps = base_steps(&self.order);
+        let crashing = steps[self.crash_step]
+            .clone()
+            .with_crash_at(Some(self.boundary));
+        steps[self.crash_step] = crashing;
+        steps.extend(recovery_steps());
+        Trace::new(
+            ConsumerSetup {
+                ordering: self.ordering,
+                support_v2: false,
+            },
+            steps,
+        )
+    }
+}
+
+/// For a clean run of `order`, the boundaries each step crosses: where a crash can fire.
+pub fn reachable(ordering: Ordering, order: &[&str]) -> Result<Vec<Vec<Boundary>>, String> {
+    let mut session = Session::new(ConsumerSetup {
+        ordering,
+        support_v2: false,
+    })?;
+    Ok(base_steps(order)
+        .iter()
+        .map(|s| {
+            let mut passed = session.step(s).passed;
+            passed.dedup();
+            passed
+        })
+        .collect())
+}
+
+/// Every run of the explorer, grouped in the matrix's order (consumer, order, boundary, step).
+pub fn plans(orderings: &[Ordering], extended: bool) -> Result<Vec<Plan>, String> {
+    let mut out = Vec::new();
+    for &ordering in orderings {
+        for order in orders(extended) {
+            let reach = reachable(ordering, &order)?;
+            for boundary in Boundary::ALL {
+                for (crash_step, passed) in reach.iter().enumerate() {
+                    if passed.contains(&boundary) {
+                        out.push(Plan {
+                            ordering,
+                            order: order.clone(),
+                            boundary,
+                            crash_step,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What one run ended with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The invariant held after every step, and recovery reached `released / 3 / 0` with one effect per event.
+    pub ok: bool,
+    /// `released/3/0`, or what the projection says instead.
+    pub final_state: String,
+    pub effects: usize,
+    /// The first violation, or what recovery missed.
+    pub problem: Option<String>,
+}
+
+/// Runs one plan on fresh databases, checking the invariant after every step.
+pub fn run(plan: &Plan) -> Outcome {
+    let trace = plan.trace();
+    let mut session = match Session::new(trace.consumer) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    let mut problem = None;
+    let mut crashed = false;
+    for step in &trace.steps {
+        let report = session.step(step);
+        crashed |= report.result == "crashed";
+        if problem.is_none() {
+            match session.snapshot() {
+                Ok(snap) => {
+                    let check = crate::protocol::invariant::check(&snap);
+                    problem = check.violations.into_iter().next();
+                }
+                Err(e) => problem = Some(e),
+            }
+        }
+    }
+    let snap = match session.snapshot() {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    let final_state = snap
+        .consumer
+        .projection
+        .iter()
+        .find(|p| p.flow_id == "A")
+        .map(|p| format!("{}/{}/{}", p.state, p.last_seq, p.held))
+        .unwrap_or_else(|| "new/0/0".into());
+    let effects = snap.consumer.effect.len();
+    if problem.is_none() && !crashed {
+        problem = Some(format!("{} never fired", plan.boundary));
+    }
+    if problem.is_none() && final_state != "released/3/0" {
+        problem = Some(format!("recovery ended at {final_state}"));
+    }
+    if problem.is_none() && effects != 3 {
+        problem = Some(format!("{effects} effects for 3 events"));
+    }
+    Outcome {
+        ok: problem.is_none(),
+        final_state,
+        effects,
+        problem,
+    }
+}
+
+fn failed(e: String) -> Outcome {
+    Outcome {
+        ok: false,
+        final_state: String::new(),
+        effects: 0,
+        problem: Some(e),
+    }
+}
