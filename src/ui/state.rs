@@ -29,6 +29,11 @@ pub struct Model {
     pub setup: ConsumerSetup,
     /// Every step run so far, with its report: the session *is* this trace.
     pub entries: Vec<Entry>,
+    /// How many of `entries` the databases currently reflect (time travel); equal to `entries.len()` unless the
+    /// reader stepped back. Acting from a past position cuts the future off.
+    pub pos: usize,
+    /// The preset loaded last, with the article's expected outcome beside the live one.
+    pub preset: Option<Rc<Preset>>,
     /// Committed tables after the latest step, and before it (to highlight what the step changed).
     pub snapshot: Rc<Snapshot>,
     pub before: Rc<Snapshot>,
@@ -64,6 +69,20 @@ impl PartialEq for Model {
     }
 }
 
+/// A loaded experiment: what the article expects and what this browser got, side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preset {
+    pub index: usize,
+    pub id: String,
+    pub title: String,
+    pub section: String,
+    pub summary: String,
+    pub expected: String,
+    pub got: String,
+    pub ok: bool,
+    pub mismatches: Vec<String>,
+}
+
 /// What the page tells the reader outside the event log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notice {
@@ -97,6 +116,13 @@ pub enum Action {
     Order(&'static str),
     SetLang(Lang),
     DismissNotice,
+    /// Time travel: show the databases as they were after this many steps.
+    Seek(usize),
+    /// Replaces the session with a trace (an import, a share link, an explorer run).
+    Load(Box<Trace>),
+    /// Loads one of the article's experiments (an index into `experiments::ALL`).
+    LoadPreset(usize),
+    Error(String),
 }
 
 impl Model {
@@ -109,6 +135,8 @@ impl Model {
             session: Rc::new(RefCell::new(session)),
             setup,
             entries: Vec::new(),
+            pos: 0,
+            preset: None,
             before: snapshot.clone(),
             snapshot,
             invariant: Invariant {
@@ -135,15 +163,20 @@ impl Model {
         self.setup.ordering
     }
 
+    /// The session up to the current position, as a trace.
     pub fn trace(&self) -> Trace {
         Trace::new(
             self.setup,
-            self.entries.iter().map(|e| e.step.clone()).collect(),
+            self.entries[..self.pos]
+                .iter()
+                .map(|e| e.step.clone())
+                .collect(),
         )
     }
 
+    /// The step the tables currently show the result of.
     pub fn last(&self) -> Option<&Entry> {
-        self.entries.last()
+        self.pos.checked_sub(1).and_then(|i| self.entries.get(i))
     }
 
     /// The transition the producer would commit next for `flow`, or `None` once it is released.
@@ -168,6 +201,8 @@ impl Model {
 
     /// Runs one step through the engine, arming the crash if one is set, and reads the tables back.
     fn run(&mut self, step: Step) -> StepReport {
+        // Acting from a past position starts a new branch.
+        self.entries.truncate(self.pos);
         let step = step.with_crash_at(self.armed);
         let mut report = self.session.borrow_mut().step(&step);
         let sql = std::mem::take(&mut report.sql);
@@ -185,6 +220,7 @@ impl Model {
             step,
             report: report.clone(),
         });
+        self.pos = self.entries.len();
         // Read the tables back after every step: the next step of a multi-step action decides from them.
         self.reload();
         report
@@ -237,6 +273,76 @@ impl Model {
         }
     }
 
+    /// Replays the first `n` steps on fresh databases (deterministic), keeping the future for forward.
+    fn seek(&mut self, n: usize) -> Result<(), String> {
+        let n = n.min(self.entries.len());
+        let mut session = Session::new(self.setup)?;
+        session.set_sql_logging(true);
+        let mut before = Rc::new(session.snapshot()?);
+        let mut sql = Vec::new();
+        for (i, entry) in self.entries[..n].iter().enumerate() {
+            if i + 1 == n {
+                before = Rc::new(session.snapshot()?);
+            }
+            sql = session.step(&entry.step).sql;
+        }
+        self.session = Rc::new(RefCell::new(session));
+        self.pos = n;
+        self.sql = Rc::new(sql);
+        self.down = None;
+        self.reload();
+        self.before = before;
+        self.refill_lane();
+        Ok(())
+    }
+
+    /// A fresh session that has run `trace`.
+    pub fn load(&mut self, trace: &Trace) -> Result<(), String> {
+        let mut fresh = Model::new(trace.consumer, self.lang)?;
+        fresh.flows = self.flows.clone();
+        for step in &trace.steps {
+            let flow = match step {
+                Step::Advance { flow, .. }
+                | Step::UnsafeDualWrite { flow, .. }
+                | Step::Apply { flow, .. } => Some(flow.clone()),
+                _ => None,
+            };
+            if let Some(flow) = flow.filter(|f| !fresh.flows.contains(f)) {
+                fresh.flows.push(flow);
+            }
+            let mut report = fresh.session.borrow_mut().step(step);
+            // Only the last step's SQL is shown; a long trace must not keep every statement.
+            fresh.sql = Rc::new(std::mem::take(&mut report.sql));
+            fresh.entries.push(Entry {
+                step: step.clone(),
+                report,
+            });
+        }
+        fresh.pos = fresh.entries.len();
+        fresh.reload();
+        fresh.refill_lane();
+        fresh.schema2 = self.schema2;
+        *self = fresh;
+        Ok(())
+    }
+
+    /// After a jump (load, time travel) the wire holds what the relay would still send: unaccepted rows.
+    fn refill_lane(&mut self) {
+        self.lane.clear();
+        let mut rows: Vec<_> = self
+            .snapshot
+            .producer
+            .outbox
+            .iter()
+            .filter(|r| r.accepted == 0)
+            .collect();
+        rows.sort_by(|a, b| (&a.flow_id, a.seq).cmp(&(&b.flow_id, b.seq)));
+        let ids: Vec<String> = rows.iter().map(|r| r.event_id.clone()).collect();
+        for id in ids {
+            self.push_card(id);
+        }
+    }
+
     fn order(&mut self, order: &str) {
         let ids: Vec<String> = order.chars().map(|c| format!("A{c}")).collect();
         let in_lane = |m: &Model, id: &str| m.lane.iter().filter(|c| c.event_id == id).count() == 1;
@@ -285,6 +391,7 @@ impl Reducible for Model {
                 | Action::DismissNotice
                 | Action::SetSchema2(_)
                 | Action::AddFlow(_)
+                | Action::Error(_)
         );
         if touches_db {
             m.sql = Rc::new(Vec::new());
@@ -341,7 +448,10 @@ impl Reducible for Model {
                 }
             }
             Action::Reset => {
-                let setup = m.setup;
+                let setup = ConsumerSetup {
+                    ordering: m.setup.ordering,
+                    support_v2: false,
+                };
                 m.reset_to(setup);
             }
             Action::SetMode(ordering) => {
@@ -385,10 +495,53 @@ impl Reducible for Model {
             Action::Order(order) => m.order(order),
             Action::SetLang(lang) => m.lang = lang,
             Action::DismissNotice => m.notice = None,
+            Action::Error(message) => m.notice = Some(Notice::Error(message)),
+            Action::Seek(n) => {
+                if let Err(e) = m.seek(n) {
+                    m.notice = Some(Notice::Error(e));
+                }
+                return Rc::new(m);
+            }
+            Action::Load(trace) => {
+                if let Err(e) = m.load(&trace) {
+                    m.notice = Some(Notice::Error(e));
+                }
+                m.before = m.snapshot.clone();
+                return Rc::new(m);
+            }
+            Action::LoadPreset(index) => {
+                match load_preset(&mut m, index) {
+                    Ok(preset) => m.preset = Some(Rc::new(preset)),
+                    Err(e) => m.notice = Some(Notice::Error(e)),
+                }
+                m.before = m.snapshot.clone();
+                return Rc::new(m);
+            }
         }
         if touches_db {
             m.before = before;
         }
         Rc::new(m)
     }
+}
+
+/// Loads experiment `index` into the player and compares its live result with the article's.
+fn load_preset(m: &mut Model, index: usize) -> Result<Preset, String> {
+    let experiment = crate::experiments::ALL
+        .get(index)
+        .ok_or_else(|| format!("there is no experiment {}", index + 1))?;
+    let check = crate::experiments::check(experiment)?;
+    let trace = crate::trace::parse(experiment.text).map_err(|e| e.0)?;
+    m.load(&trace)?;
+    Ok(Preset {
+        index,
+        id: check.id.clone(),
+        title: check.title.clone(),
+        section: check.section.clone(),
+        summary: check.summary.clone(),
+        expected: crate::experiments::digest(&check.expected),
+        got: crate::experiments::digest(&check.got),
+        ok: check.ok(),
+        mismatches: check.mismatches.clone(),
+    })
 }

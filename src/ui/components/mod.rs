@@ -2,9 +2,12 @@
 
 pub mod consumer;
 pub mod controls;
-pub mod experiments;
+pub mod explore;
+pub mod library;
 pub mod log;
 pub mod playground;
 pub mod producer;
+pub mod share;
 pub mod tables;
+pub mod timeline;
 pub mod wire;

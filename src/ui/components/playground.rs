@@ -1,8 +1,9 @@
 //! The page: header, controls, the three columns (producer, wire, consumer), the log and SQL panels.
 
 use super::{
-    consumer::ConsumerColumn, controls::Controls, experiments::ExperimentsPanel, log::EventLog,
-    log::SqlPanel, log::StatusBar, producer::ProducerColumn, wire::Wire,
+    consumer::ConsumerColumn, controls::Controls, explore::Explorer, library::Library,
+    log::EventLog, log::SqlPanel, log::StatusBar, producer::ProducerColumn, share::Share,
+    timeline::Timeline, wire::Wire,
 };
 use crate::ui::i18n::t;
 use crate::ui::state::{Action, Model};
@@ -13,6 +14,9 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub initial: Rc<Model>,
+    /// The compact mode for an iframe (`?embed`): no page chrome.
+    #[prop_or_default]
+    pub embed: bool,
 }
 
 #[component]
@@ -42,8 +46,77 @@ pub fn Playground(props: &Props) -> Html {
             model.dispatch(Action::SetLang(next));
         })
     };
+    {
+        // Keyboard shortcuts, listed on the page; ignored while typing in a field.
+        let model = model.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                let cb = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(
+                    move |e: web_sys::KeyboardEvent| {
+                        if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
+                            return;
+                        }
+                        let action = match e.key().as_str() {
+                            "[" => Some(Action::Seek(model.pos.saturating_sub(1))),
+                            "]" => Some(Action::Seek(model.pos + 1)),
+                            "n" => Some(Action::DeliverNext),
+                            "p" => Some(Action::ProcessAll),
+                            _ => None,
+                        };
+                        if let Some(action) = action {
+                            e.prevent_default();
+                            model.dispatch(action);
+                        }
+                    },
+                );
+                use wasm_bindgen::JsCast;
+                let _ =
+                    doc.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                (doc, cb)
+            });
+            move || {
+                if let Some((doc, cb)) = listener {
+                    use wasm_bindgen::JsCast;
+                    let _ = doc.remove_event_listener_with_callback(
+                        "keydown",
+                        cb.as_ref().unchecked_ref(),
+                    );
+                }
+            }
+        });
+    }
+    {
+        // A link pasted into the address bar of an open page changes only the fragment: replay it too.
+        let model = model.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+                    match crate::ui::trace_from_location() {
+                        Some(Ok(trace)) => model.dispatch(Action::Load(Box::new(trace))),
+                        Some(Err(e)) => model.dispatch(Action::Error(e)),
+                        None => {}
+                    }
+                });
+                use wasm_bindgen::JsCast;
+                let _ =
+                    w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
+                (w, cb)
+            });
+            move || {
+                if let Some((w, cb)) = listener {
+                    use wasm_bindgen::JsCast;
+                    let _ = w.remove_event_listener_with_callback(
+                        "hashchange",
+                        cb.as_ref().unchecked_ref(),
+                    );
+                }
+            }
+        });
+    }
+    let embed = props.embed;
     html! {
         <ContextProvider<Ctx> context={model.clone()}>
+            if !embed {
             <header class="top">
                 <div>
                     <h1>{ t(lang, "title") }</h1>
@@ -52,7 +125,9 @@ pub fn Playground(props: &Props) -> Html {
                 <button class="lang" data-testid="lang-switch" onclick={switch_lang}
                     aria-label={t(lang, "lang.switch.label")}>{ t(lang, "lang.switch") }</button>
             </header>
+            }
             <Controls />
+            <Timeline />
             <StatusBar />
             <main class="columns">
                 <ProducerColumn />
@@ -63,7 +138,24 @@ pub fn Playground(props: &Props) -> Html {
                 <EventLog />
                 <SqlPanel />
             </section>
-            <ExperimentsPanel />
+            if !embed {
+                <section class="panels">
+                    <Library />
+                    <div class="side">
+                        <Share />
+                        <Explorer />
+                    </div>
+                </section>
+                <p class="shortcuts">{ t(lang, "shortcuts") }</p>
+            }
         </ContextProvider<Ctx>>
     }
+}
+
+/// Whether a key press belongs to a text field rather than to the page.
+fn typing(e: &web_sys::KeyboardEvent) -> bool {
+    use wasm_bindgen::JsCast;
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
 }

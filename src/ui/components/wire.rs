@@ -4,7 +4,8 @@
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Action;
 use crate::ui::Ctx;
-use web_sys::DragEvent;
+use wasm_bindgen::JsCast;
+use web_sys::{DragEvent, KeyboardEvent, PointerEvent};
 use yew::prelude::*;
 
 pub const ORDERS: [&str; 6] = ["123", "132", "213", "231", "312", "321"];
@@ -16,6 +17,26 @@ pub fn Wire() -> Html {
     };
     let lang = model.lang;
     let dragging = use_state(|| None::<usize>);
+    // Touch drag (HTML5 drag and drop does not fire on phones): the card being dragged by a finger.
+    let touch_from = use_mut_ref(|| None::<usize>);
+    // After a keyboard move, focus follows the card; the live region says where it went.
+    let focus_key = use_state(|| None::<u32>);
+    let announcement = use_state(String::new);
+    {
+        let focus_key = *focus_key;
+        use_effect_with((model.lane.clone(), focus_key), move |(_, key)| {
+            if let Some(key) = key {
+                let selector = format!("[data-card-key=\"{key}\"]");
+                if let Some(el) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.query_selector(&selector).ok().flatten())
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
     let down = model.down.is_some();
     let deliver_next = {
         let model = model.clone();
@@ -87,10 +108,58 @@ pub fn Wire() -> Html {
                     let dup = act(Action::DuplicateCard);
                     let remove = act(Action::RemoveCard);
                     let flow_class = format!("flow-{}", id.chars().next().unwrap_or('A'));
+                    let onkeydown = {
+                        let model = model.clone();
+                        let focus_key = focus_key.clone();
+                        let announcement = announcement.clone();
+                        let id = id.clone();
+                        let key = card.key;
+                        Callback::from(move |e: KeyboardEvent| {
+                            let to = match e.key().as_str() {
+                                "ArrowUp" | "ArrowLeft" if i > 0 => i - 1,
+                                "ArrowDown" | "ArrowRight" if i + 1 < n => i + 1,
+                                "Home" => 0,
+                                "End" => n - 1,
+                                _ => return,
+                            };
+                            e.prevent_default();
+                            model.dispatch(Action::MoveCard { from: i, to });
+                            focus_key.set(Some(key));
+                            announcement.set(tf(lang, "card.moved", &[&id, &(to + 1).to_string()]));
+                        })
+                    };
+                    let onpointerdown = {
+                        let touch_from = touch_from.clone();
+                        Callback::from(move |e: PointerEvent| {
+                            if e.pointer_type() != "mouse" {
+                                *touch_from.borrow_mut() = Some(i);
+                            }
+                        })
+                    };
+                    let onpointerup = {
+                        let touch_from = touch_from.clone();
+                        let model = model.clone();
+                        Callback::from(move |e: PointerEvent| {
+                            let Some(from) = touch_from.borrow_mut().take() else { return };
+                            // The finger's card is under the pointer where it was lifted.
+                            let to = web_sys::window()
+                                .and_then(|w| w.document())
+                                .and_then(|d| d.element_from_point(e.client_x() as f32, e.client_y() as f32))
+                                .and_then(|el| el.closest("[data-card-index]").ok().flatten())
+                                .and_then(|el| el.get_attribute("data-card-index"))
+                                .and_then(|v| v.parse::<usize>().ok());
+                            if let Some(to) = to.filter(|to| *to != from) {
+                                model.dispatch(Action::MoveCard { from, to });
+                            }
+                        })
+                    };
                     html! {
                         <li key={card.key} class={classes!("card", flow_class, (*dragging == Some(i)).then_some("dragging"))}
-                            draggable="true" data-testid={format!("card-{id}")}
-                            {ondragstart} {ondragover} {ondrop} {ondragend}>
+                            draggable="true" data-testid={format!("card-{id}")} tabindex="0"
+                            data-card-key={card.key.to_string()} data-card-index={i.to_string()}
+                            aria-label={tf(lang, "card.label", &[&id, &(i + 1).to_string(), &n.to_string()])}
+                            aria-roledescription={t(lang, "card.role")}
+                            {ondragstart} {ondragover} {ondrop} {ondragend} {onkeydown} {onpointerdown} {onpointerup}>
                             <span class="pos">{ i + 1 }</span>
                             <span class="id">{ &id }</span>
                             <span class="card-buttons">
@@ -103,6 +172,7 @@ pub fn Wire() -> Html {
                     }
                 }) }
             </ol>
+            <p class="sr-only" aria-live="polite" data-testid="announce">{ (*announcement).clone() }</p>
             <div class="buttons">
                 <button data-testid="deliver-next" onclick={deliver_next} disabled={n == 0 || down}>{ t(lang, "btn.deliver_next") }</button>
                 <button data-testid="deliver-all" onclick={deliver_all} disabled={n == 0 || down}>{ t(lang, "btn.deliver_all") }</button>

@@ -1,0 +1,225 @@
+//! The explorer in the browser: every order × boundary × crash step × consumer, each with restart and
+//! recovery, run in small chunks so the page never freezes; a matrix of the results whose cells open the run.
+
+use crate::explorer::{self, Outcome, Plan};
+use crate::protocol::{Boundary, Ordering};
+use crate::ui::i18n::{t, tf};
+use crate::ui::state::Action;
+use crate::ui::{now_ms, run_soon, Ctx};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// How long one chunk may hold the main thread.
+const CHUNK_MS: f64 = 12.0;
+
+#[derive(Default)]
+struct Job {
+    plans: Vec<Plan>,
+    results: Vec<Outcome>,
+    cancelled: bool,
+    started_ms: f64,
+    finished_ms: Option<f64>,
+}
+
+#[derive(Clone, PartialEq, Default)]
+struct Progress {
+    done: usize,
+    total: usize,
+    elapsed_ms: f64,
+    running: bool,
+    /// Bumped on each update so Yew re-renders.
+    tick: u64,
+}
+
+/// One matrix cell: the runs of one order at one boundary.
+#[derive(Default, Clone)]
+struct Cell {
+    runs: usize,
+    failed: usize,
+    /// The plan to open on click: the first failing run, else the first run.
+    open: Option<usize>,
+    note: String,
+}
+
+#[component]
+pub fn Explorer() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let job = use_mut_ref(Job::default);
+    let progress = use_state(Progress::default);
+    let extended = use_state(|| false);
+
+    let start = {
+        let job = job.clone();
+        let progress = progress.clone();
+        let extended = *extended;
+        Callback::from(move |_| {
+            let plans = match explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], extended) {
+                Ok(p) => p,
+                Err(_) => return,
+            };
+            {
+                let mut j = job.borrow_mut();
+                *j = Job {
+                    plans,
+                    started_ms: now_ms(),
+                    ..Job::default()
+                };
+            }
+            progress.set(Progress {
+                total: job.borrow().plans.len(),
+                running: true,
+                ..Progress::default()
+            });
+            chunk(job.clone(), progress.setter(), 0);
+        })
+    };
+    let cancel = {
+        let job = job.clone();
+        Callback::from(move |_| job.borrow_mut().cancelled = true)
+    };
+    let toggle_extended = {
+        let extended = extended.clone();
+        Callback::from(move |_| extended.set(!*extended))
+    };
+    let p = (*progress).clone();
+    let rate = if p.elapsed_ms > 0.0 {
+        p.done as f64 * 1000.0 / p.elapsed_ms
+    } else {
+        0.0
+    };
+    let j = job.borrow();
+    html! {
+        <section class="explorer" aria-labelledby="explorer-h">
+            <h2 id="explorer-h">{ t(lang, "explorer.title") }</h2>
+            <p class="note">{ t(lang, "explorer.note") }</p>
+            <div class="buttons">
+                <button data-testid="explorer-run" onclick={start} disabled={p.running}>{ t(lang, "explorer.run") }</button>
+                <button data-testid="explorer-cancel" onclick={cancel} disabled={!p.running}>{ t(lang, "explorer.cancel") }</button>
+                <label class="check">
+                    <input type="checkbox" data-testid="explorer-extended" checked={*extended} onchange={toggle_extended} disabled={p.running} />
+                    { t(lang, "explorer.extended") }
+                </label>
+            </div>
+            if p.total > 0 {
+                <p class="progress-line" data-testid="explorer-progress" data-done={p.done.to_string()} data-total={p.total.to_string()}
+                    data-running={p.running.to_string()}>
+                    <progress max={p.total.to_string()} value={p.done.to_string()} aria-label={t(lang, "explorer.progress")} />
+                    { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &format!("{:.0}", rate), &format!("{:.0}", p.elapsed_ms)]) }
+                </p>
+            }
+            { for [Ordering::Strict, Ordering::DedupeOnly].into_iter().map(|ordering| matrix(&j, ordering, lang, &model)) }
+        </section>
+    }
+}
+
+/// Runs plans until the chunk's time is up, then yields to the browser and continues.
+fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
+    run_soon(move || {
+        let deadline = now_ms() + CHUNK_MS;
+        let (done, total, running, elapsed) = {
+            let mut j = job.borrow_mut();
+            while !j.cancelled && j.results.len() < j.plans.len() && now_ms() < deadline {
+                let next = j.results.len();
+                let outcome = explorer::run(&j.plans[next]);
+                j.results.push(outcome);
+            }
+            let running = !j.cancelled && j.results.len() < j.plans.len();
+            if !running && j.finished_ms.is_none() {
+                j.finished_ms = Some(now_ms());
+            }
+            let end = j.finished_ms.unwrap_or_else(now_ms);
+            (j.results.len(), j.plans.len(), running, end - j.started_ms)
+        };
+        set.set(Progress {
+            done,
+            total,
+            elapsed_ms: elapsed,
+            running,
+            tick: tick + 1,
+        });
+        if running {
+            chunk(job, set, tick + 1);
+        }
+    });
+}
+
+fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ctx) -> Html {
+    let mut cells: BTreeMap<(String, Boundary), Cell> = BTreeMap::new();
+    let mut orders: Vec<String> = Vec::new();
+    for (i, (plan, outcome)) in job.plans.iter().zip(&job.results).enumerate() {
+        if plan.ordering != ordering {
+            continue;
+        }
+        let label = explorer::order_label(&plan.order);
+        if !orders.contains(&label) {
+            orders.push(label.clone());
+        }
+        let cell = cells.entry((label, plan.boundary)).or_default();
+        cell.runs += 1;
+        if !outcome.ok {
+            cell.failed += 1;
+            if cell.failed == 1 {
+                cell.open = Some(i);
+                cell.note = outcome.problem.clone().unwrap_or_default();
+            }
+        } else if cell.open.is_none() {
+            cell.open = Some(i);
+            cell.note = format!("{} · {} effects", outcome.final_state, outcome.effects);
+        }
+    }
+    if orders.is_empty() {
+        return html! {};
+    }
+    let name = match ordering {
+        Ordering::Strict => "strict",
+        Ordering::DedupeOnly => "dedupe_only",
+    };
+    let failed: usize = cells.values().map(|c| c.failed).sum();
+    let runs: usize = cells.values().map(|c| c.runs).sum();
+    html! {
+        <div class="matrix-wrap">
+            <h3 data-testid={format!("matrix-summary-{name}")} data-failed={failed.to_string()} data-runs={runs.to_string()}>
+                { tf(lang, "explorer.matrix", &[&t(lang, &format!("mode.{name}")), &runs.to_string(), &failed.to_string()]) }
+            </h3>
+            <div class="scroll">
+            <table class="matrix" data-testid={format!("matrix-{name}")}>
+                <thead><tr>
+                    <th scope="col">{ t(lang, "explorer.order") }</th>
+                    { for Boundary::ALL.iter().map(|b| html! { <th scope="col" title={b.name()}>{ b.number() }</th> }) }
+                </tr></thead>
+                <tbody>
+                { for orders.iter().map(|order| html! {
+                    <tr>
+                        <th scope="row">{ order }</th>
+                        { for Boundary::ALL.iter().map(|b| match cells.get(&(order.clone(), *b)) {
+                            None => html! { <td class="na" title={t(lang, "explorer.unreachable")}>{ "—" }</td> },
+                            Some(cell) => {
+                                let open = cell.open.and_then(|i| job.plans.get(i)).map(|p| p.trace());
+                                let onclick = {
+                                    let model = model.clone();
+                                    Callback::from(move |_| if let Some(trace) = open.clone() { model.dispatch(Action::Load(Box::new(trace))) })
+                                };
+                                let ok = cell.failed == 0;
+                                let label = if ok { format!("✓{}", cell.runs) } else { format!("✗{}", cell.failed) };
+                                html! {
+                                    <td class={classes!(if ok { "pass" } else { "fail" })}>
+                                        <button class="cell" data-testid={format!("cell-{name}-{order}-{}", b.name())} data-ok={ok.to_string()}
+                                            title={format!("{order} × {}: {}", b.name(), cell.note)}
+                                            aria-label={format!("{order} × {}: {label}. {}", b.name(), cell.note)} {onclick}>{ label }</button>
+                                    </td>
+                                }
+                            }
+                        }) }
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+            </div>
+        </div>
+    }
+}

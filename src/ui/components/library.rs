@@ -1,0 +1,122 @@
+//! The scenario library: the article's twelve experiments, checked in this browser after the first render,
+//! each one click from the player; the loaded one shows the article's expected result beside the live one.
+
+use crate::experiments;
+use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::run_soon;
+use crate::ui::state::Action;
+use crate::ui::Ctx;
+use yew::prelude::*;
+
+#[derive(Clone, PartialEq)]
+struct Line {
+    ok: bool,
+    detail: String,
+}
+
+/// An experiment's title and summary in the page's language (`title_zh`, `summary_zh` in the file).
+pub fn meta_text(lang: Lang, index: usize, key: &str) -> String {
+    let value = experiments::ALL
+        .get(index)
+        .and_then(|e| serde_json::from_str::<serde_json::Value>(e.text).ok())
+        .and_then(|v| v.get("experiment").cloned());
+    let pick = |k: &str| {
+        value
+            .as_ref()
+            .and_then(|v| v.get(k))
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    match lang {
+        Lang::Zh => pick(&format!("{key}_zh")).or_else(|| pick(key)),
+        Lang::En => pick(key),
+    }
+    .unwrap_or_default()
+}
+
+#[component]
+pub fn Library() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let lines = use_state(|| None::<Vec<Line>>);
+    {
+        let lines = lines.clone();
+        use_effect_with((), move |_| {
+            // After the first paint, so the playground is interactive first.
+            run_soon(move || {
+                let checked = experiments::check_all()
+                    .into_iter()
+                    .map(|c| match c {
+                        Ok(c) => Line {
+                            ok: c.ok(),
+                            detail: c.mismatches.join("; "),
+                        },
+                        Err(err) => Line {
+                            ok: false,
+                            detail: err,
+                        },
+                    })
+                    .collect();
+                lines.set(Some(checked));
+            });
+        });
+    }
+    let preset = model.preset.clone();
+    html! {
+        <section class="library" aria-labelledby="lib-h">
+            <h2 id="lib-h">{ t(lang, "experiments.title") }</h2>
+            { match &*lines {
+                None => html! { <p data-testid="experiments-summary">{ t(lang, "experiments.running") }</p> },
+                Some(lines) => {
+                    let passed = lines.iter().filter(|l| l.ok).count();
+                    html! {
+                        <p class={classes!("summary", (passed == lines.len()).then_some("ok"))} data-testid="experiments-summary">
+                            { tf(lang, "experiments.summary", &[&passed.to_string(), &lines.len().to_string()]) }
+                        </p>
+                    }
+                }
+            } }
+            if let Some(p) = preset {
+                <div class={classes!("preset", if p.ok { "ok" } else { "bad" })} data-testid="preset" data-ok={p.ok.to_string()} role="status">
+                    <h3>
+                        <span class={classes!("mark", if p.ok { "ok" } else { "bad" })} data-testid="preset-mark">{ if p.ok { "✓ " } else { "✗ " } }</span>
+                        { format!("{} {} ", p.id, meta_text(lang, p.index, "title")) }
+                        <span class="section">{ tf(lang, "preset.section", &[&p.section]) }</span>
+                    </h3>
+                    <p>{ meta_text(lang, p.index, "summary") }</p>
+                    <dl class="compare">
+                        <dt>{ t(lang, "preset.expected") }</dt><dd><code data-testid="preset-expected">{ &p.expected }</code></dd>
+                        <dt>{ t(lang, "preset.got") }</dt><dd><code data-testid="preset-got">{ &p.got }</code></dd>
+                    </dl>
+                    if !p.mismatches.is_empty() {
+                        <ul class="mismatches">{ for p.mismatches.iter().map(|m| html! { <li>{ m }</li> }) }</ul>
+                    }
+                </div>
+            }
+            <ol class="exp-lines">
+                { for experiments::ALL.iter().enumerate().map(|(i, e)| {
+                    let state = lines.as_ref().and_then(|l| l.get(i).cloned());
+                    let load = {
+                        let model = model.clone();
+                        Callback::from(move |_| model.dispatch(Action::LoadPreset(i)))
+                    };
+                    let id = e.file.get(..2).unwrap_or("").to_owned();
+                    html! {
+                        <li data-testid={format!("experiment-{id}")} data-ok={state.as_ref().map(|s| s.ok.to_string())}>
+                            <button class="load" data-testid={format!("preset-{id}")} onclick={load}>{ t(lang, "preset.load") }</button>
+                            { match &state {
+                                Some(s) => html! { <span class={classes!("mark", if s.ok { "ok" } else { "bad" })}>{ if s.ok { "✓" } else { "✗" } }</span> },
+                                None => html! { <span class="mark">{ "…" }</span> },
+                            } }
+                            <strong>{ format!(" {id} {}", meta_text(lang, i, "title")) }</strong>
+                            <span class="detail">{ format!(" — {}", meta_text(lang, i, "summary")) }</span>
+                            if let Some(s) = state.filter(|s| !s.ok) { <span class="bad">{ format!(" ({})", s.detail) }</span> }
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}

@@ -1,0 +1,127 @@
+//! Share and import: "Copy link" puts the current trace in the URL fragment; a trace comes back in by file or
+//! paste. Anything malformed gets a message that names what is wrong and leaves the session untouched.
+
+use crate::share;
+use crate::trace;
+use crate::ui::i18n::t;
+use crate::ui::state::Action;
+use crate::ui::Ctx;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// The largest file the importer reads (the trace limit is 1 MiB; the rest would be refused anyway).
+const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0;
+
+#[component]
+pub fn Share() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let link = use_state(String::new);
+    let paste = use_node_ref();
+
+    let copy = {
+        let model = model.clone();
+        let link = link.clone();
+        Callback::from(move |_| {
+            let fragment = share::encode(&model.trace());
+            let Some(window) = web_sys::window() else {
+                return;
+            };
+            let location = window.location();
+            let base = format!(
+                "{}{}{}",
+                location.origin().unwrap_or_default(),
+                location.pathname().unwrap_or_default(),
+                location.search().unwrap_or_default()
+            );
+            let url = format!("{base}#{fragment}");
+            // replaceState: the address bar shows the link without reloading the page.
+            if let Ok(history) = window.history() {
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+            let _ = window.navigator().clipboard().write_text(&url);
+            link.set(url);
+        })
+    };
+    let load_pasted = {
+        let model = model.clone();
+        let paste = paste.clone();
+        Callback::from(move |_| {
+            if let Some(area) = paste.cast::<HtmlTextAreaElement>() {
+                import_text(&model, &area.value());
+            }
+        })
+    };
+    let on_file = {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            if file.size() > MAX_FILE_BYTES {
+                model.dispatch(Action::Error(format!(
+                    "the file is {} bytes; a trace may be at most {} bytes (1 MiB)",
+                    file.size(),
+                    trace::MAX_TRACE_BYTES
+                )));
+                return;
+            }
+            let Ok(reader) = web_sys::FileReader::new() else {
+                return;
+            };
+            let model = model.clone();
+            let reader_in = reader.clone();
+            let onload = Closure::once_into_js(move || {
+                match reader_in.result().ok().and_then(|v| v.as_string()) {
+                    Some(text) => import_text(&model, &text),
+                    None => {
+                        model.dispatch(Action::Error("the file could not be read as text".into()))
+                    }
+                }
+            });
+            reader.set_onload(Some(onload.unchecked_ref()));
+            let _ = reader.read_as_text(&file);
+            input.set_value("");
+        })
+    };
+    html! {
+        <section class="share" aria-labelledby="share-h">
+            <h2 id="share-h">{ t(lang, "share.title") }</h2>
+            <div class="buttons">
+                <button data-testid="copy-link" onclick={copy}>{ t(lang, "share.copy") }</button>
+                <label class="file">{ t(lang, "share.file") }
+                    <input type="file" accept=".json,application/json" data-testid="import-file" onchange={on_file} />
+                </label>
+            </div>
+            if !link.is_empty() {
+                <input class="link" readonly=true value={(*link).clone()} data-testid="share-link" aria-label={t(lang, "share.link")} />
+            }
+            <label class="paste">{ t(lang, "share.paste") }
+                <textarea ref={paste} rows="3" data-testid="import-text" placeholder="{\"format\":\"outbox-playground-trace/1\", …}  /  #t=…" />
+            </label>
+            <button data-testid="import-load" onclick={load_pasted}>{ t(lang, "share.load") }</button>
+        </section>
+    }
+}
+
+/// A pasted or uploaded text: a trace document, or a share link / fragment.
+fn import_text(model: &Ctx, text: &str) {
+    let text = text.trim();
+    let parsed = match text
+        .find("#t=")
+        .or_else(|| text.starts_with("t=").then_some(0))
+    {
+        Some(i) if !text.starts_with('{') => share::decode(&text[i..]),
+        _ => trace::parse(text),
+    };
+    match parsed {
+        Ok(trace) => model.dispatch(Action::Load(Box::new(trace))),
+        Err(e) => model.dispatch(Action::Error(e.0)),
+    }
+}
