@@ -23,8 +23,9 @@ cargo run --release --bin experiments -- --check
 step "core tests in headless Chromium (wasm32)"
 cargo test --target wasm32-unknown-unknown --test core
 
-step "release build (trunk)"
+step "release build (trunk), at the root and on a sub-path"
 trunk build --release
+trunk build --release --public-url /blog/outbox/ --dist dist-subpath
 
 step "end-to-end tests (Playwright, Chromium)"
 node --test --test-concurrency=1 e2e/

@@ -185,7 +185,8 @@ pub fn digest(doc: &Value) -> String {
         Some(other) => other.to_string(),
         None => "_".into(),
     };
-    let specs: [(&str, &str, &dyn Fn(&Value) -> String); 5] = [
+    type RowText<'a> = &'a dyn Fn(&Value) -> String;
+    let specs: [(&str, &str, RowText); 5] = [
         ("producer", "flow", &|r| {
             format!("{}={}/{}", s(r, "flow_id"), s(r, "state"), s(r, "seq"))
         }),
