@@ -78,7 +78,7 @@ pub fn ConsumerColumn() -> Html {
                         Some(p) => format!("{}: {} · last_seq={} · held={}", flow, p.state, p.last_seq, p.held),
                         None => format!("{flow}: new · last_seq=0 · held=0"),
                     };
-                    html! { <p class={classes!("projection", changed.then_some("changed"))} data-testid={format!("projection-{flow}")}>{ text }</p> }
+                    html! { <p translate="no" class={classes!("projection", changed.then_some("changed"))} data-testid={format!("projection-{flow}")}>{ text }</p> }
                 }) }
             </div>
             <Table caption={t(lang, "table.effect")} headers={vec!["event_id", "seq", "kind", "held"]} rows={effect_rows} testid={Some("effect-log".to_owned())} />

@@ -192,7 +192,7 @@ fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ct
                     <th scope="col">{ t(lang, "explorer.order") }</th>
                     { for Boundary::ALL.iter().map(|b| html! { <th scope="col" title={b.name()}>{ b.number() }</th> }) }
                 </tr></thead>
-                <tbody>
+                <tbody translate="no">
                 { for orders.iter().map(|order| html! {
                     <tr>
                         <th scope="row">{ order }</th>

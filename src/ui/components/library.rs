@@ -87,11 +87,11 @@ pub fn Library() -> Html {
                     </h3>
                     <p>{ meta_text(lang, p.index, "summary") }</p>
                     <dl class="compare">
-                        <dt>{ t(lang, "preset.expected") }</dt><dd><code data-testid="preset-expected">{ &p.expected }</code></dd>
-                        <dt>{ t(lang, "preset.got") }</dt><dd><code data-testid="preset-got">{ &p.got }</code></dd>
+                        <dt>{ t(lang, "preset.expected") }</dt><dd><code translate="no" data-testid="preset-expected">{ &p.expected }</code></dd>
+                        <dt>{ t(lang, "preset.got") }</dt><dd><code translate="no" data-testid="preset-got">{ &p.got }</code></dd>
                     </dl>
                     if !p.mismatches.is_empty() {
-                        <ul class="mismatches">{ for p.mismatches.iter().map(|m| html! { <li>{ m }</li> }) }</ul>
+                        <ul class="mismatches" translate="no">{ for p.mismatches.iter().map(|m| html! { <li>{ m }</li> }) }</ul>
                     }
                 </div>
             }

@@ -83,15 +83,15 @@ pub fn StatusBar() -> Html {
     let notice = match &model.notice {
         Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
         Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
-        Some(Notice::Error(e)) => Some(e.clone()),
+        Some(Notice::Error(e)) => Some(format!("{} {e}", t(lang, "notice.error"))),
         None => None,
     };
     html! {
         <section class="status">
             <p class="latest" aria-live="polite">
                 if let Some(entry) = last {
-                    <code>{ describe(&entry.step) }</code>{ " → " }
-                    <strong class={classes!("result", entry.report.result.split(':').next().map(str::to_owned))}
+                    <code translate="no">{ describe(&entry.step) }</code>{ " → " }
+                    <strong translate="no" class={classes!("result", entry.report.result.split(':').next().map(str::to_owned))}
                         data-testid="step-result">{ result_label(&entry.report) }</strong>
                     <span class="why">{ format!(" — {}", reason(lang, &entry.report)) }</span>
                 } else {
@@ -105,7 +105,7 @@ pub fn StatusBar() -> Html {
                     { "✓ " }{ t(lang, "invariant.holds") }
                 } else {
                     <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
-                    <ul>{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
+                    <ul translate="no">{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
                 }
             </div>
             if let Some(boundary) = model.down {
@@ -141,8 +141,8 @@ pub fn EventLog() -> Html {
             <ol class="entries" reversed=true data-testid="event-log">
                 { for model.entries.iter().enumerate().rev().take(200).map(|(i, e)| html! {
                     <li value={(i + 1).to_string()} class={classes!("entry", e.report.result.split(':').next().map(str::to_owned))}>
-                        <code>{ describe(&e.step) }</code>{ " → " }
-                        <strong>{ result_label(&e.report) }</strong>
+                        <code translate="no">{ describe(&e.step) }</code>{ " → " }
+                        <strong translate="no">{ result_label(&e.report) }</strong>
                         <span class="why">{ format!(" — {}", reason(lang, &e.report)) }</span>
                     </li>
                 }) }
@@ -169,8 +169,8 @@ pub fn SqlPanel() -> Html {
                     let gone = rolled_back.contains(&i);
                     html! {
                         <li class={classes!(line.db.name(), gone.then_some("rolled-back"), line.sql.starts_with("--").then_some("comment"))}>
-                            <span class="db">{ line.db.name() }</span>
-                            <code>{ &line.sql }</code>
+                            <span class="db" translate="no">{ line.db.name() }</span>
+                            <code translate="no">{ &line.sql }</code>
                             if gone { <span class="tag">{ t(lang, "sql.rolled_back") }</span> }
                         </li>
                     }

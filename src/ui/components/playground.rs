@@ -33,6 +33,9 @@ pub fn Playground(props: &Props) -> Html {
             {
                 let _ = root.set_attribute("lang", lang.tag());
             }
+            if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+                doc.set_title(&t(*lang, "title"));
+            }
         });
     }
     let switch_lang = {

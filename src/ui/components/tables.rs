@@ -29,9 +29,9 @@ pub fn Table(props: &TableProps) -> Html {
         <table data-testid={props.testid.clone()}>
             <caption>{ &props.caption }</caption>
             <thead><tr>{ for props.headers.iter().map(|h| html! { <th scope="col">{ *h }</th> }) }</tr></thead>
-            <tbody>
+            <tbody translate="no">
                 if props.rows.is_empty() {
-                    <tr class="empty"><td colspan={props.headers.len().to_string()}>{ t(lang, "table.empty") }</td></tr>
+                    <tr class="empty" translate="yes"><td colspan={props.headers.len().to_string()}>{ t(lang, "table.empty") }</td></tr>
                 }
                 { for props.rows.iter().map(|r| html! {
                     <tr class={classes!(r.changed.then_some("changed"), r.state.clone())}

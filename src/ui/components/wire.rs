@@ -161,7 +161,7 @@ pub fn Wire() -> Html {
                             aria-roledescription={t(lang, "card.role")}
                             {ondragstart} {ondragover} {ondrop} {ondragend} {onkeydown} {onpointerdown} {onpointerup}>
                             <span class="pos">{ i + 1 }</span>
-                            <span class="id">{ &id }</span>
+                            <span class="id" translate="no">{ &id }</span>
                             <span class="card-buttons">
                                 <button class="icon" onclick={left} disabled={i == 0} aria-label={tf(lang, "card.left", &[&id])} title={tf(lang, "card.left", &[&id])}>{ "↑" }</button>
                                 <button class="icon" onclick={right} disabled={i + 1 == n} aria-label={tf(lang, "card.right", &[&id])} title={tf(lang, "card.right", &[&id])}>{ "↓" }</button>
