@@ -12,3 +12,6 @@ pub mod trace;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+
+#[cfg(target_arch = "wasm32")]
+mod libc_stubs;

@@ -87,11 +87,9 @@ pub fn Explorer() -> Html {
         Callback::from(move |_| extended.set(!*extended))
     };
     let p = (*progress).clone();
-    let rate = if p.elapsed_ms > 0.0 {
-        p.done as f64 * 1000.0 / p.elapsed_ms
-    } else {
-        0.0
-    };
+    // Whole numbers only: formatting floats would pull Rust's float printer into the page.
+    let elapsed_ms = p.elapsed_ms as u64;
+    let rate = (p.done as u64 * 1000).checked_div(elapsed_ms).unwrap_or(0);
     let j = job.borrow();
     html! {
         <section class="explorer" aria-labelledby="explorer-h">
@@ -109,7 +107,7 @@ pub fn Explorer() -> Html {
                 <p class="progress-line" data-testid="explorer-progress" data-done={p.done.to_string()} data-total={p.total.to_string()}
                     data-running={p.running.to_string()}>
                     <progress max={p.total.to_string()} value={p.done.to_string()} aria-label={t(lang, "explorer.progress")} />
-                    { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &format!("{:.0}", rate), &format!("{:.0}", p.elapsed_ms)]) }
+                    { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &rate.to_string(), &elapsed_ms.to_string()]) }
                 </p>
             }
             { for [Ordering::Strict, Ordering::DedupeOnly].into_iter().map(|ordering| matrix(&j, ordering, lang, &model)) }
