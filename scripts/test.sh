@@ -28,4 +28,4 @@ trunk build --release
 trunk build --release --public-url /blog/outbox/ --dist dist-subpath
 
 step "end-to-end tests (Playwright, Chromium)"
-node --test --test-concurrency=1 e2e/
+node --test --test-concurrency=1 --test-timeout=300000 e2e/

@@ -14,9 +14,65 @@ use yew::prelude::*;
 /// The reducer handle every component reads.
 pub type Ctx = UseReducerHandle<Model>;
 
-/// Mounts the app on `<body>`.
+/// Mounts the app on `<body>`, after installing the panic panel.
 pub fn start() {
+    // Yew installs its own hook (console only) unless given one; ours also logs, then draws the panel.
+    yew::set_custom_panic_hook(Box::new(|info| {
+        web_sys::console::error_1(&info.to_string().into());
+        show_panic_panel(&info.to_string());
+    }));
     yew::Renderer::<App>::new().render();
+}
+
+/// A panic must not leave a dead page: the hook runs before the module aborts, so it draws a panel with plain
+/// DOM calls (Yew is gone by then) and offers a reset that reloads the page without the session's link.
+fn show_panic_panel(message: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(body) = document.body() else { return };
+    let Ok(panel) = document.create_element("div") else {
+        return;
+    };
+    panel.set_class_name("panic-panel");
+    let _ = panel.set_attribute("role", "alert");
+    let _ = panel.set_attribute("data-testid", "panic-panel");
+    let lang = initial_lang();
+    let parts = [
+        ("strong", i18n::t(lang, "panic.title")),
+        ("p", i18n::t(lang, "panic.body")),
+        ("code", message.chars().take(300).collect::<String>()),
+    ];
+    for (tag, text) in parts {
+        if let Ok(el) = document.create_element(tag) {
+            el.set_text_content(Some(&text));
+            let _ = panel.append_child(&el);
+        }
+    }
+    if let Ok(button) = document.create_element("button") {
+        button.set_text_content(Some(&i18n::t(lang, "panic.reset")));
+        let _ = button.set_attribute("data-testid", "panic-reset");
+        // An inline handler would need 'unsafe-inline' under the page's CSP; a listener does not.
+        let reset = wasm_bindgen::closure::Closure::<dyn Fn()>::new(|| {
+            if let Some(location) = web_sys::window().map(|w| w.location()) {
+                let path = location.pathname().unwrap_or_else(|_| "/".into());
+                let search = location.search().unwrap_or_default();
+                let _ = location.replace(&format!("{path}{search}"));
+            }
+        });
+        use wasm_bindgen::JsCast;
+        let _ = button.add_event_listener_with_callback("click", reset.as_ref().unchecked_ref());
+        reset.forget();
+        let _ = panel.append_child(&button);
+    }
+    let _ = body.prepend_with_node_1(&panel);
+}
+
+/// For the test that proves the panic panel: no reader action reaches this, only a call from the console
+/// (`wasmBindings.debug_panic()`).
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn debug_panic() {
+    panic!("a deliberate panic, to show the panic panel");
 }
 
 /// The language the page starts in: the remembered choice, else the browser's.
@@ -66,13 +122,11 @@ fn App() -> Html {
     {
         let _ = root.class_list().toggle_with_force("embed", embed);
     }
+    let mut link_trace = None;
     let model = Model::new(Default::default(), lang).map(|mut model| {
         match trace_from_location() {
-            Some(Ok(trace)) => {
-                if let Err(e) = model.load(&trace) {
-                    model.notice = Some(state::Notice::Error(e));
-                }
-            }
+            // Replayed after the first render, in slices if it is long.
+            Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
             // A bad link leaves the page on the default scenario, with a message that names what is wrong.
             Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
             None => {}
@@ -80,7 +134,7 @@ fn App() -> Html {
         model
     });
     match model {
-        Ok(model) => html! { <Playground initial={Rc::new(model)} {embed} /> },
+        Ok(model) => html! { <Playground initial={Rc::new(model)} {embed} {link_trace} /> },
         Err(e) => html! {
             <main class="fatal" role="alert">
                 <h1>{ "SQLite could not start in this browser" }</h1>
@@ -104,4 +158,39 @@ pub fn run_soon(f: impl FnOnce() + 'static) {
 /// Milliseconds since the page started, for progress and rates.
 pub fn now_ms() -> f64 {
     js_sys::Date::now()
+}
+
+/// Traces longer than this replay in slices, with progress, instead of in one go.
+const CHUNKED_STEPS: usize = 200;
+
+/// Replaces the session with `trace`: at once when short, else a slice of about 12 ms at a time so the page
+/// keeps responding, showing "Replaying step i of n".
+pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
+    if trace.steps.len() <= CHUNKED_STEPS {
+        handle.dispatch(state::Action::Load(Box::new(trace)));
+        return;
+    }
+    match handle.loader(trace) {
+        Ok(loader) => {
+            handle.dispatch(state::Action::Loading(Some(loader.progress())));
+            replay_slices(handle, loader);
+        }
+        Err(e) => handle.dispatch(state::Action::Error(e)),
+    }
+}
+
+fn replay_slices(handle: Ctx, mut loader: state::Loader) {
+    run_soon(move || {
+        let deadline = now_ms() + 12.0;
+        let mut done = false;
+        while !done && now_ms() < deadline {
+            done = loader.step_once();
+        }
+        if done {
+            handle.dispatch(state::Action::Replace(Box::new(loader.finish())));
+        } else {
+            handle.dispatch(state::Action::Loading(Some(loader.progress())));
+            replay_slices(handle, loader);
+        }
+    });
 }

@@ -34,6 +34,8 @@ pub struct Model {
     pub pos: usize,
     /// The preset loaded last, with the article's expected outcome beside the live one.
     pub preset: Option<Rc<Preset>>,
+    /// A chunked replay in progress: steps done and steps in all.
+    pub loading: Option<(usize, usize)>,
     /// Committed tables after the latest step, and before it (to highlight what the step changed).
     pub snapshot: Rc<Snapshot>,
     pub before: Rc<Snapshot>,
@@ -65,6 +67,8 @@ impl PartialEq for Model {
             && self.schema2 == other.schema2
             && self.notice == other.notice
             && self.lang == other.lang
+            && self.loading == other.loading
+            && self.pos == other.pos
             && self.setup == other.setup
     }
 }
@@ -81,6 +85,55 @@ pub struct Preset {
     pub got: String,
     pub ok: bool,
     pub mismatches: Vec<String>,
+}
+
+/// A trace being replayed into a fresh model, a slice at a time, so a 10,000-step trace never freezes the page.
+pub struct Loader {
+    fresh: Model,
+    steps: Vec<Step>,
+    next: usize,
+}
+
+impl Loader {
+    /// Runs one step; `true` once every step has run.
+    pub fn step_once(&mut self) -> bool {
+        let Some(step) = self.steps.get(self.next) else {
+            return true;
+        };
+        let fresh = &mut self.fresh;
+        if let Step::Advance { flow, .. }
+        | Step::UnsafeDualWrite { flow, .. }
+        | Step::Apply { flow, .. } = step
+        {
+            if !fresh.flows.contains(flow) {
+                fresh.flows.push(flow.clone());
+            }
+        }
+        let mut report = fresh.session.borrow_mut().step(step);
+        // Only the last step's SQL is shown; a long trace must not keep every statement.
+        fresh.sql = Rc::new(std::mem::take(&mut report.sql));
+        fresh.entries.push(Entry {
+            step: step.clone(),
+            report,
+        });
+        self.next += 1;
+        self.next >= self.steps.len()
+    }
+
+    /// Steps done and steps in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.steps.len())
+    }
+
+    /// The model after the replay, reading its tables back from SQLite.
+    pub fn finish(mut self) -> Model {
+        let fresh = &mut self.fresh;
+        fresh.pos = fresh.entries.len();
+        fresh.reload();
+        fresh.refill_lane();
+        fresh.before = fresh.snapshot.clone();
+        self.fresh
+    }
 }
 
 /// What the page tells the reader outside the event log.
@@ -103,6 +156,8 @@ pub enum Action {
     Reset,
     SetMode(Ordering),
     SetSupportV2(bool),
+    /// Installs or drops a rejecting trigger (experiment 10).
+    Fault(crate::protocol::FaultTarget, bool),
     SetSchema2(bool),
     AddFlow(String),
     Arm(Option<Boundary>),
@@ -122,6 +177,10 @@ pub enum Action {
     Load(Box<Trace>),
     /// Loads one of the article's experiments (an index into `experiments::ALL`).
     LoadPreset(usize),
+    /// A chunked replay finished: its model replaces the session.
+    Replace(Box<Model>),
+    /// A chunked replay is at step `.0` of `.1` (`None` when it ends).
+    Loading(Option<(usize, usize)>),
     Error(String),
 }
 
@@ -137,6 +196,7 @@ impl Model {
             entries: Vec::new(),
             pos: 0,
             preset: None,
+            loading: None,
             before: snapshot.clone(),
             snapshot,
             invariant: Invariant {
@@ -177,6 +237,19 @@ impl Model {
     /// The step the tables currently show the result of.
     pub fn last(&self) -> Option<&Entry> {
         self.pos.checked_sub(1).and_then(|i| self.entries.get(i))
+    }
+
+    /// Whether a rejecting trigger is installed: the last inject or clear of `target` up to the position.
+    pub fn fault_active(&self, target: crate::protocol::FaultTarget) -> bool {
+        self.entries[..self.pos]
+            .iter()
+            .rev()
+            .find_map(|e| match &e.step {
+                Step::InjectFault { target: t } if *t == target => Some(true),
+                Step::ClearFault { target: t } if *t == target => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false)
     }
 
     /// The transition the producer would commit next for `flow`, or `None` once it is released.
@@ -296,34 +369,24 @@ impl Model {
         Ok(())
     }
 
-    /// A fresh session that has run `trace`.
+    /// A fresh session that has run `trace`, all at once (presets and short traces).
     pub fn load(&mut self, trace: &Trace) -> Result<(), String> {
+        let mut loader = self.loader(trace.clone())?;
+        while !loader.step_once() {}
+        *self = loader.finish();
+        Ok(())
+    }
+
+    /// A replay of `trace` on fresh databases that can be run a few steps at a time ([`Loader`]).
+    pub fn loader(&self, trace: Trace) -> Result<Loader, String> {
         let mut fresh = Model::new(trace.consumer, self.lang)?;
         fresh.flows = self.flows.clone();
-        for step in &trace.steps {
-            let flow = match step {
-                Step::Advance { flow, .. }
-                | Step::UnsafeDualWrite { flow, .. }
-                | Step::Apply { flow, .. } => Some(flow.clone()),
-                _ => None,
-            };
-            if let Some(flow) = flow.filter(|f| !fresh.flows.contains(f)) {
-                fresh.flows.push(flow);
-            }
-            let mut report = fresh.session.borrow_mut().step(step);
-            // Only the last step's SQL is shown; a long trace must not keep every statement.
-            fresh.sql = Rc::new(std::mem::take(&mut report.sql));
-            fresh.entries.push(Entry {
-                step: step.clone(),
-                report,
-            });
-        }
-        fresh.pos = fresh.entries.len();
-        fresh.reload();
-        fresh.refill_lane();
         fresh.schema2 = self.schema2;
-        *self = fresh;
-        Ok(())
+        Ok(Loader {
+            fresh,
+            steps: trace.steps,
+            next: 0,
+        })
     }
 
     /// After a jump (load, time travel) the wire holds what the relay would still send: unaccepted rows.
@@ -392,6 +455,7 @@ impl Reducible for Model {
                 | Action::SetSchema2(_)
                 | Action::AddFlow(_)
                 | Action::Error(_)
+                | Action::Loading(_)
         );
         if touches_db {
             m.sql = Rc::new(Vec::new());
@@ -464,6 +528,13 @@ impl Reducible for Model {
             Action::SetSupportV2(on) => {
                 m.run(Step::SetSupportV2 { on });
             }
+            Action::Fault(target, on) => {
+                m.run(if on {
+                    Step::InjectFault { target }
+                } else {
+                    Step::ClearFault { target }
+                });
+            }
             Action::SetSchema2(on) => m.schema2 = on,
             Action::AddFlow(flow) => {
                 if !m.flows.contains(&flow) {
@@ -495,7 +566,18 @@ impl Reducible for Model {
             Action::Order(order) => m.order(order),
             Action::SetLang(lang) => m.lang = lang,
             Action::DismissNotice => m.notice = None,
-            Action::Error(message) => m.notice = Some(Notice::Error(message)),
+            Action::Error(message) => {
+                m.loading = None;
+                m.notice = Some(Notice::Error(message));
+            }
+            Action::Loading(progress) => m.loading = progress,
+            Action::Replace(model) => {
+                let lang = m.lang;
+                m = *model;
+                m.lang = lang;
+                m.loading = None;
+                return Rc::new(m);
+            }
             Action::Seek(n) => {
                 if let Err(e) = m.seek(n) {
                     m.notice = Some(Notice::Error(e));

@@ -1,6 +1,6 @@
 //! The control bar: consumer mode, support_v2, schema of new events, the crash picker, restart, reset, export.
 
-use crate::protocol::{Boundary, Ordering};
+use crate::protocol::{Boundary, FaultTarget, Ordering};
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Action;
 use crate::ui::Ctx;
@@ -75,6 +75,13 @@ pub fn Controls() -> Html {
             model.dispatch(Action::SetSchema2(on));
         })
     };
+    let fault = |target: FaultTarget| {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+            model.dispatch(Action::Fault(target, on));
+        })
+    };
     let restart = {
         let model = model.clone();
         Callback::from(move |_| model.dispatch(Action::Restart))
@@ -114,6 +121,16 @@ pub fn Controls() -> Html {
             <label class="check">
                 <input type="checkbox" data-testid="schema2" checked={model.schema2} onchange={on_schema2} />
                 { t(lang, "label.schema2") }
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="fault-outbox_insert" checked={model.fault_active(FaultTarget::OutboxInsert)}
+                    onchange={fault(FaultTarget::OutboxInsert)} disabled={model.down.is_some()} />
+                { t(lang, "label.fault_outbox") }
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="fault-effect_insert" checked={model.fault_active(FaultTarget::EffectInsert)}
+                    onchange={fault(FaultTarget::EffectInsert)} disabled={model.down.is_some()} />
+                { t(lang, "label.fault_effect") }
             </label>
             <label class="crash">{ t(lang, "label.crash") }
                 <select data-testid="crash-select" onchange={on_crash}>

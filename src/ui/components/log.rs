@@ -117,6 +117,12 @@ pub fn StatusBar() -> Html {
                     <p>{ t(lang, "down.body") }</p>
                 </div>
             }
+            if let Some((done, total)) = model.loading {
+                <p class="loading" role="status" aria-live="polite" data-testid="loading">
+                    { tf(lang, "loading", &[&done.to_string(), &total.to_string()]) }
+                    <progress max={total.to_string()} value={done.to_string()} />
+                </p>
+            }
             if let Some(text) = notice {
                 <p class="notice" role="status" data-testid="notice">{ text }</p>
             }

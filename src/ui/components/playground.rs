@@ -17,6 +17,9 @@ pub struct Props {
     /// The compact mode for an iframe (`?embed`): no page chrome.
     #[prop_or_default]
     pub embed: bool,
+    /// The session a link carried, replayed once the page is up.
+    #[prop_or_default]
+    pub link_trace: Option<Rc<crate::trace::Trace>>,
 }
 
 #[component]
@@ -24,6 +27,15 @@ pub fn Playground(props: &Props) -> Html {
     let initial = props.initial.clone();
     let model = use_reducer(move || (*initial).clone());
     let lang = model.lang;
+    {
+        let model = model.clone();
+        let link_trace = props.link_trace.clone();
+        use_effect_with((), move |_| {
+            if let Some(trace) = link_trace {
+                crate::ui::load_trace(model, (*trace).clone());
+            }
+        });
+    }
     {
         // <html lang> follows the page's language.
         use_effect_with(lang, move |lang| {
@@ -95,7 +107,7 @@ pub fn Playground(props: &Props) -> Html {
             let listener = web_sys::window().map(|w| {
                 let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
                     match crate::ui::trace_from_location() {
-                        Some(Ok(trace)) => model.dispatch(Action::Load(Box::new(trace))),
+                        Some(Ok(trace)) => crate::ui::load_trace(model.clone(), trace),
                         Some(Err(e)) => model.dispatch(Action::Error(e)),
                         None => {}
                     }

@@ -121,7 +121,7 @@ fn import_text(model: &Ctx, text: &str) {
         _ => trace::parse(text),
     };
     match parsed {
-        Ok(trace) => model.dispatch(Action::Load(Box::new(trace))),
+        Ok(trace) => crate::ui::load_trace(model.clone(), trace),
         Err(e) => model.dispatch(Action::Error(e.0)),
     }
 }
