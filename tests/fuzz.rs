@@ -1,0 +1,198 @@
+//! A fuzz run over everything a reader can hand the page: raw bytes, mutated traces, arbitrary JSON and share
+//! links (base64url + DEFLATE + JSON). No input may panic or hang, and every refusal must say what is wrong.
+//! Valid traces that come out of the mutations are replayed too.
+//!
+//! Bounded here (`FUZZ_INPUTS`, default 30,000); the full run is
+//! `FUZZ_INPUTS=1000000 cargo test --profile bench-native --test fuzz -- --nocapture`.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_playground::{experiments, share, trace};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+/// xorshift64*: deterministic, so a failure names the input number that reproduces it.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const TOKENS: &[&str] = &[
+    "{", "}", "[", "]", ",", ":", "\"", "null", "true", "false", "0", "-1", "1e999", "1.5", "99999999999999999999",
+    "\"op\"", "\"advance\"", "\"relay\"", "\"receive\"", "\"apply\"", "\"process_all\"", "\"set_support_v2\"",
+    "\"inject_fault\"", "\"crash_at\"", "\"apply.after_effect\"", "\"receive.after_commit\"", "\"flow\"", "\"A\"",
+    "\"event_id\"", "\"expected_seq\"", "\"kind\"", "\"schema\"", "\"payload\"", "\"event\"", "\"steps\"",
+    "\"format\"", "\"outbox-playground-trace/1\"", "\"\\u0000\"", "\"<img src=x onerror=alert(1)>\"", "\"预留\"",
+    "\u{1F600}", "\\", "\n", "{\"amount\":3}", "\"limit\"", "\"consumer\"", "\"dedupe_only\"",
+];
+
+const KEYS: &[&str] = &[
+    "format", "steps", "consumer", "op", "flow", "event_id", "expected_seq", "kind", "schema", "payload", "crash_at",
+    "event", "limit", "on", "target", "ordering", "support_v2", "seq", "flow_id", "amount", "units", "x",
+];
+
+fn json_value(rng: &mut Rng, depth: usize) -> String {
+    match rng.below(if depth > 4 { 5 } else { 8 }) {
+        0 => "null".into(),
+        1 => ["true", "false"][rng.below(2)].into(),
+        2 => ((rng.next() as i64) >> rng.below(63)).to_string(),
+        3 => format!("\"{}\"", rng.pick(TOKENS).replace(['"', '\\'], "")),
+        4 => format!("\"{}\"", rng.pick(KEYS)),
+        5 | 6 => {
+            let n = rng.below(6);
+            let fields: Vec<String> = (0..n)
+                .map(|_| format!("\"{}\":{}", rng.pick(KEYS), json_value(rng, depth + 1)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        _ => {
+            let n = rng.below(5);
+            let items: Vec<String> = (0..n).map(|_| json_value(rng, depth + 1)).collect();
+            format!("[{}]", items.join(","))
+        }
+    }
+}
+
+fn mutate(rng: &mut Rng, text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(bytes.len() + 1);
+        match rng.below(5) {
+            0 if !bytes.is_empty() => {
+                let i = at.min(bytes.len() - 1);
+                bytes[i] ^= 1 << rng.below(8);
+            }
+            1 => {
+                let end = (at + rng.below(40)).min(bytes.len());
+                bytes.drain(at..end);
+            }
+            2 => {
+                let token = rng.pick(TOKENS).as_bytes().to_vec();
+                bytes.splice(at..at, token);
+            }
+            3 => bytes.truncate(at),
+            _ => {
+                let end = (at + rng.below(60)).min(bytes.len());
+                let copy = bytes[at..end].to_vec();
+                bytes.splice(at..at, copy);
+            }
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn structured_trace(rng: &mut Rng) -> String {
+    let n = rng.below(8);
+    let steps: Vec<String> = (0..n)
+        .map(|_| {
+            let mut fields = vec![format!("\"op\":\"{}\"", rng.pick(&[
+                "advance", "unsafe_dual_write", "relay", "receive", "apply", "process_all", "set_support_v2",
+                "inject_fault", "clear_fault", "bogus",
+            ]))];
+            for _ in 0..rng.below(7) {
+                fields.push(format!("\"{}\":{}", rng.pick(KEYS), json_value(rng, 1)));
+            }
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    format!("{{\"format\":\"outbox-playground-trace/1\",\"steps\":[{}]}}", steps.join(","))
+}
+
+const WORDS: &[&str] = &[
+    "JSON", "field", "step", "trace", "link", "base64", "packed", "UTF-8", "object", "format", "bytes", "missing",
+    "unknown", "list",
+];
+
+fn check_refusal(what: &str, message: &str) {
+    assert!(
+        message.len() >= 10 && WORDS.iter().any(|w| message.contains(w)),
+        "{what}: the refusal does not say what is wrong: {message:?}"
+    );
+}
+
+#[test]
+fn no_input_panics_hangs_or_is_refused_without_a_reason() {
+    let total: usize = std::env::var("FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+    let seeds: Vec<&str> = experiments::ALL.iter().map(|e| e.text).collect();
+    let mut rng = Rng(0x5EED_0F_0B0C_1234);
+    let (mut accepted, mut refused, mut replayed) = (0usize, 0usize, 0usize);
+    let mut slowest = Duration::ZERO;
+    let started = Instant::now();
+    for i in 0..total {
+        let kind = i % 6;
+        let input = match kind {
+            0 => {
+                let n = rng.below(64);
+                let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+            1 | 2 => {
+                let seed = seeds[rng.below(seeds.len())];
+                mutate(&mut rng, seed)
+            }
+            3 => structured_trace(&mut rng),
+            4 => json_value(&mut rng, 0),
+            _ => {
+                // A share link: random base64url, or a packed (possibly mutated) trace.
+                let body = if rng.below(2) == 0 {
+                    let n = rng.below(80);
+                    (0..n).map(|_| rng.pick(&["A", "z", "9", "-", "_", "=", "%", " ", "é"]).to_owned()).collect()
+                } else {
+                    let seed = seeds[rng.below(seeds.len())];
+                    let text = mutate(&mut rng, seed);
+                    let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 6);
+                    let mut link = share::base64url_encode(&packed);
+                    if rng.below(3) == 0 {
+                        link.truncate(rng.below(link.len() + 1));
+                    }
+                    link
+                };
+                format!("#t={body}")
+            }
+        };
+        let t0 = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if kind == 5 {
+                share::decode(&input)
+            } else {
+                trace::parse(&input)
+            }
+        }));
+        let parsed = outcome.unwrap_or_else(|_| panic!("input #{i} panicked: {input:?}"));
+        match parsed {
+            Ok(t) => {
+                accepted += 1;
+                // Replay a sample of the valid ones: the engine must not panic on them either.
+                if t.steps.len() <= 300 && (i % 7 == 0 || t.steps.iter().any(|s| s.crash_at().is_some())) {
+                    let doc = catch_unwind(AssertUnwindSafe(|| trace::replay(&t)))
+                        .unwrap_or_else(|_| panic!("replay of input #{i} panicked: {input:?}"));
+                    assert!(doc.is_ok(), "input #{i}: the databases failed: {doc:?}");
+                    replayed += 1;
+                }
+            }
+            Err(e) => {
+                refused += 1;
+                check_refusal(&format!("input #{i}"), &e.0);
+            }
+        }
+        let took = t0.elapsed();
+        slowest = slowest.max(took);
+        assert!(took < Duration::from_secs(5), "input #{i} took {took:?} (a hang?): {input:?}");
+    }
+    println!(
+        "fuzz: {total} inputs in {:.1?}: {accepted} accepted ({replayed} replayed), {refused} refused with a reason, slowest {slowest:?}",
+        started.elapsed()
+    );
+    assert!(accepted > 0 && refused > 0, "the run reached both paths");
+}
