@@ -18,9 +18,10 @@ pub const MAX_TRACE_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_PROCESS_LIMIT: u32 = 1000;
 pub const MAX_PROCESS_LIMIT: i64 = 1_000_000;
 
-/// One step of a trace, exactly as TRACE.md spells it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+/// One step of a trace, exactly as TRACE.md spells it. Read by [`step_from_value`] (hand-written: serde's
+/// derive for an internally tagged enum weighed 24 KB of the page), written by serde.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
 pub enum Step {
     Advance {
         flow: String,
@@ -317,7 +318,7 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
                 )));
             }
         }
-        let step: Step = serde_json::from_value(raw).map_err(|e| err(format!("{label}: {e}")))?;
+        let step = step_from_value(raw).map_err(|e| err(format!("{label}: {e}")))?;
         step.check_bounds()
             .map_err(|e| err(format!("{label}: {e}")))?;
         steps.push(step);
@@ -327,6 +328,199 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
         consumer,
         steps,
         experiment,
+    })
+}
+
+const OPS: [&str; 9] = [
+    "advance",
+    "unsafe_dual_write",
+    "relay",
+    "receive",
+    "apply",
+    "process_all",
+    "set_support_v2",
+    "inject_fault",
+    "clear_fault",
+];
+
+fn quoted_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads one step object: the op, then exactly the fields that op takes, each of the right JSON type.
+/// Bounds are checked afterwards by [`Step::check_bounds`].
+fn step_from_value(raw: Value) -> Result<Step, String> {
+    let Value::Object(mut map) = raw else {
+        return Err(format!(
+            "must be an object, got {}",
+            protocol::json_type(&raw)
+        ));
+    };
+    let op = match map.remove("op") {
+        Some(Value::String(op)) => op,
+        Some(other) => {
+            return Err(format!(
+                "field `op` must be a string, got {}",
+                protocol::json_type(&other)
+            ))
+        }
+        None => return Err("missing field `op`".into()),
+    };
+    let fields: &[&str] = match op.as_str() {
+        "advance" | "unsafe_dual_write" => &[
+            "flow",
+            "event_id",
+            "expected_seq",
+            "kind",
+            "schema",
+            "payload",
+            "crash_at",
+        ],
+        "relay" => &["event_id", "crash_at"],
+        "receive" => &["event", "crash_at"],
+        "apply" => &["flow", "crash_at"],
+        "process_all" => &["limit", "crash_at"],
+        "set_support_v2" => &["on"],
+        "inject_fault" | "clear_fault" => &["target"],
+        other => {
+            return Err(format!(
+                "unknown variant `{}`, expected one of {}",
+                protocol::short_json(&Value::String(other.to_owned())).trim_matches('"'),
+                quoted_list(&OPS)
+            ))
+        }
+    };
+    if let Some(extra) = map.keys().find(|k| !fields.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown field `{}`, expected {}",
+            protocol::short_json(&Value::String(extra.clone())).trim_matches('"'),
+            quoted_list(fields)
+        ));
+    }
+    let mut take = |name: &str| map.remove(name);
+    fn string(name: &str, v: Option<Value>) -> Result<String, String> {
+        match v {
+            Some(Value::String(s)) => Ok(s),
+            Some(other) => Err(format!(
+                "field `{name}` must be a string, got {}",
+                protocol::json_type(&other)
+            )),
+            None => Err(format!("missing field `{name}`")),
+        }
+    }
+    fn int(name: &str, v: Option<Value>) -> Result<i64, String> {
+        match v {
+            Some(Value::Number(n)) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
+            Some(other) => Err(format!(
+                "field `{name}` must be an integer, got {}",
+                protocol::short_json(&other)
+            )),
+            None => Err(format!("missing field `{name}`")),
+        }
+    }
+    fn opt<T>(
+        v: Option<Value>,
+        read: impl FnOnce(Option<Value>) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            some => read(some).map(Some),
+        }
+    }
+    let crash = |v: Option<Value>| {
+        opt(v, |v| {
+            let text = string("crash_at", v)?;
+            Boundary::from_name(&text).ok_or_else(|| {
+                format!("field `crash_at` must be one of the ten boundaries, got {text:?}")
+            })
+        })
+    };
+    let target = |v: Option<Value>| -> Result<FaultTarget, String> {
+        match string("target", v)?.as_str() {
+            "outbox_insert" => Ok(FaultTarget::OutboxInsert),
+            "effect_insert" => Ok(FaultTarget::EffectInsert),
+            other => Err(format!(
+                "field `target` must be `outbox_insert` or `effect_insert`, got {}",
+                protocol::short_json(&Value::String(other.to_owned()))
+            )),
+        }
+    };
+    Ok(match op.as_str() {
+        "advance" | "unsafe_dual_write" => {
+            let flow = string("flow", take("flow"))?;
+            let event_id = string("event_id", take("event_id"))?;
+            let expected_seq = int("expected_seq", take("expected_seq"))?;
+            let kind = string("kind", take("kind"))?;
+            let schema = int("schema", take("schema"))?;
+            let payload = match take("payload") {
+                Some(Value::Object(p)) => p,
+                Some(other) => {
+                    return Err(format!(
+                        "field `payload` must be an object, got {}",
+                        protocol::json_type(&other)
+                    ))
+                }
+                None => return Err("missing field `payload`".into()),
+            };
+            let crash_at = crash(take("crash_at"))?;
+            if op == "advance" {
+                Step::Advance {
+                    flow,
+                    event_id,
+                    expected_seq,
+                    kind,
+                    schema,
+                    payload,
+                    crash_at,
+                }
+            } else {
+                Step::UnsafeDualWrite {
+                    flow,
+                    event_id,
+                    expected_seq,
+                    kind,
+                    schema,
+                    payload,
+                    crash_at,
+                }
+            }
+        }
+        "relay" => Step::Relay {
+            event_id: opt(take("event_id"), |v| string("event_id", v))?,
+            crash_at: crash(take("crash_at"))?,
+        },
+        "receive" => Step::Receive {
+            event: take("event").ok_or("missing field `event`")?,
+            crash_at: crash(take("crash_at"))?,
+        },
+        "apply" => Step::Apply {
+            flow: string("flow", take("flow"))?,
+            crash_at: crash(take("crash_at"))?,
+        },
+        "process_all" => Step::ProcessAll {
+            limit: opt(take("limit"), |v| int("limit", v))?,
+            crash_at: crash(take("crash_at"))?,
+        },
+        "set_support_v2" => match take("on") {
+            Some(Value::Bool(on)) => Step::SetSupportV2 { on },
+            Some(other) => {
+                return Err(format!(
+                    "field `on` must be true or false, got {}",
+                    protocol::short_json(&other)
+                ))
+            }
+            None => return Err("missing field `on`".into()),
+        },
+        "inject_fault" => Step::InjectFault {
+            target: target(take("target"))?,
+        },
+        _ => Step::ClearFault {
+            target: target(take("target"))?,
+        },
     })
 }
 

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 static NEXT_SYSTEM: AtomicU64 = AtomicU64::new(1);
 
 /// A rejecting trigger of experiment 10 (§8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultTarget {
     OutboxInsert,

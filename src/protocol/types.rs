@@ -8,7 +8,7 @@ use std::fmt;
 pub const AMOUNT: i64 = 3;
 
 /// The ten commit boundaries of §8, in the order a three-step delivery crosses them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Boundary {
     #[serde(rename = "producer.after_state")]
     ProducerAfterState,

@@ -68,6 +68,27 @@ fn show_panic_panel(message: &str) {
     let _ = body.prepend_with_node_1(&panel);
 }
 
+/// For the benchmark (`scripts/bench.sh`): the explorer's full workload, run at once on the main thread, as
+/// `[milliseconds, runs]`. The page itself always runs it in slices.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn bench_explorer() -> Vec<f64> {
+    use crate::protocol::Ordering;
+    let t0 = now_precise_ms();
+    let Ok(plans) = crate::explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], false) else {
+        return vec![];
+    };
+    let ok = plans.iter().filter(|p| crate::explorer::run(p).ok).count();
+    vec![now_precise_ms() - t0, plans.len() as f64, ok as f64]
+}
+
+/// `performance.now()`, for measurements finer than a millisecond.
+pub fn now_precise_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(now_ms)
+}
+
 /// For the test that proves the panic panel: no reader action reaches this, only a call from the console
 /// (`wasmBindings.debug_panic()`).
 #[wasm_bindgen::prelude::wasm_bindgen]

@@ -105,7 +105,7 @@ pub fn Explorer() -> Html {
             </div>
             if p.total > 0 {
                 <p class="progress-line" data-testid="explorer-progress" data-done={p.done.to_string()} data-total={p.total.to_string()}
-                    data-running={p.running.to_string()}>
+                    data-running={p.running.to_string()} data-elapsed-ms={elapsed_ms.to_string()}>
                     <progress max={p.total.to_string()} value={p.done.to_string()} aria-label={t(lang, "explorer.progress")} />
                     { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &rate.to_string(), &elapsed_ms.to_string()]) }
                 </p>

@@ -1,0 +1,23 @@
+// The first load's files (html + js + wasm + css) and their sizes raw, gzip -9 and brotli 11.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+export const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+
+/** The files the page loads first, found in dist/index.html. */
+export function firstLoad() {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const names = new Set([...html.matchAll(/(?:href|src)="\/?([^"#?]+\.(?:js|wasm|css))"/g)].map((m) => m[1]));
+  const files = ['index.html', ...names];
+  return files.map((f) => {
+    const data = fs.readFileSync(path.join(DIST, f));
+    return {
+      file: f, raw: data.length,
+      gzip: zlib.gzipSync(data, { level: 9 }).length,
+      brotli: zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+    };
+  });
+}
+
