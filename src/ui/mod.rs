@@ -16,6 +16,7 @@ pub type Ctx = UseReducerHandle<Model>;
 
 /// Mounts the app on `<body>`, after installing the panic panel.
 pub fn start() {
+    mark("playground-start");
     // Yew installs its own hook (console only) unless given one; ours also logs, then draws the panel.
     yew::set_custom_panic_hook(Box::new(|info| {
         web_sys::console::error_1(&info.to_string().into());
@@ -144,7 +145,9 @@ fn App() -> Html {
         let _ = root.class_list().toggle_with_force("embed", embed);
     }
     let mut link_trace = None;
-    let model = Model::new(Default::default(), lang).map(|mut model| {
+    let model = Model::new(Default::default(), lang);
+    mark("playground-databases-open");
+    let model = model.map(|mut model| {
         match trace_from_location() {
             // Replayed after the first render, in slices if it is long.
             Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
@@ -214,4 +217,11 @@ fn replay_slices(handle: Ctx, mut loader: state::Loader) {
             replay_slices(handle, loader);
         }
     });
+}
+
+/// A Performance API mark, for the load-time benchmark.
+pub fn mark(name: &str) {
+    if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = perf.mark(name);
+    }
 }

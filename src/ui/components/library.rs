@@ -14,15 +14,24 @@ struct Line {
     detail: String,
 }
 
-/// An experiment's title and summary in the page's language (`title_zh`, `summary_zh` in the file).
+/// An experiment's title and summary in the page's language (`title_zh`, `summary_zh` in the file). The twelve
+/// files are parsed once, not on every render.
 pub fn meta_text(lang: Lang, index: usize, key: &str) -> String {
-    let value = experiments::ALL
-        .get(index)
-        .and_then(|e| serde_json::from_str::<serde_json::Value>(e.text).ok())
-        .and_then(|v| v.get("experiment").cloned());
+    static META: std::sync::OnceLock<Vec<serde_json::Value>> = std::sync::OnceLock::new();
+    let all = META.get_or_init(|| {
+        experiments::ALL
+            .iter()
+            .map(|e| {
+                serde_json::from_str::<serde_json::Value>(e.text)
+                    .ok()
+                    .and_then(|v| v.get("experiment").cloned())
+                    .unwrap_or_default()
+            })
+            .collect()
+    });
+    let value = all.get(index);
     let pick = |k: &str| {
         value
-            .as_ref()
             .and_then(|v| v.get(k))
             .and_then(|v| v.as_str())
             .map(str::to_owned)
