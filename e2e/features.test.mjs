@@ -221,6 +221,23 @@ test('an imported file replays, and untrusted text stays text', async () => {
   assert.match(await page.getByTestId('inbox-row-A1').innerText(), /<img src=x/);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.equal(await page.locator('.consumer img').count(), 0);
+  // A flow that only ever arrives at the consumer gets its column too.
+  await page.getByTestId('import-text').fill(traceOf([
+    { op: 'receive', event: { event_id: 'X1', flow_id: 'X', seq: 1, kind: 'reserved', schema: 1, payload: { amount: 3 } } },
+    { op: 'process_all' },
+  ]));
+  await page.getByTestId('import-load').click();
+  assert.match(await page.getByTestId('projection-X').innerText(), /reserved · last_seq=1 · held=3/);
+  assert.equal(await page.getByTestId('apply-X').count(), 1);
+  // A long replay still running is superseded by a newer import, never the other way round.
+  const long = traceOf(Array.from({ length: 3000 }, (_, i) => (i % 2 ? { op: 'relay' } : { op: 'apply', flow: 'A' })));
+  await page.getByTestId('import-text').fill(long);
+  await page.getByTestId('import-load').click();
+  await page.getByTestId('import-text').fill(traceOf([{ op: 'relay' }, { op: 'relay' }]));
+  await page.getByTestId('import-load').click();
+  await page.waitForTimeout(1500);
+  assert.equal(await page.getByTestId('loading').count(), 0);
+  assert.equal(await page.getByTestId('position').innerText(), 'after step 2 of 2');
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -15,7 +15,8 @@ macro_rules! experiment {
     ($file:literal) => {
         Experiment {
             file: $file,
-            text: include_str!(concat!("../experiments/", $file)),
+            // Minified copies written by build.rs; the files in experiments/ stay readable.
+            text: include_str!(concat!(env!("OUT_DIR"), "/", $file)),
         }
     };
 }

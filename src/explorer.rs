@@ -161,55 +161,73 @@ pub struct Outcome {
     pub problem: Option<String>,
 }
 
-/// Runs one plan on fresh databases, checking the invariant after every step.
-pub fn run(plan: &Plan) -> Outcome {
-    let trace = plan.trace();
-    let mut session = match Session::new(trace.consumer) {
-        Ok(s) => s,
-        Err(e) => return failed(e),
-    };
-    let mut problem = None;
-    let mut crashed = false;
-    for step in &trace.steps {
-        let report = session.step(step);
-        crashed |= report.result == "crashed";
-        if problem.is_none() {
-            match session.snapshot() {
-                Ok(snap) => {
-                    let check = crate::protocol::invariant::check(&snap);
-                    problem = check.violations.into_iter().next();
+/// Runs plans one after another on one pair of databases, emptied between runs (opening fresh ones costs
+/// more than the run itself).
+#[derive(Default)]
+pub struct Runner {
+    session: Option<Session>,
+}
+
+impl Runner {
+    /// Runs one plan on empty databases, checking the invariant after every step.
+    pub fn run(&mut self, plan: &Plan) -> Outcome {
+        let trace = plan.trace();
+        let ready = match self.session.as_mut() {
+            Some(session) => session.reset(trace.consumer),
+            None => Session::new(trace.consumer).map(|s| {
+                self.session = Some(s);
+            }),
+        };
+        let Some(session) = self.session.as_mut().filter(|_| ready.is_ok()) else {
+            let e = ready.err().unwrap_or_default();
+            self.session = None;
+            return failed(e);
+        };
+        let mut problem = None;
+        let mut crashed = false;
+        for step in &trace.steps {
+            let report = session.step(step);
+            crashed |= report.result == "crashed";
+            if problem.is_none() {
+                match session.check_invariant() {
+                    Ok(check) => problem = check.violations.into_iter().next(),
+                    Err(e) => problem = Some(e),
                 }
-                Err(e) => problem = Some(e),
             }
         }
+        let snap = match session.snapshot() {
+            Ok(s) => s,
+            Err(e) => return failed(e),
+        };
+        let final_state = snap
+            .consumer
+            .projection
+            .iter()
+            .find(|p| p.flow_id == "A")
+            .map(|p| format!("{}/{}/{}", p.state, p.last_seq, p.held))
+            .unwrap_or_else(|| "new/0/0".into());
+        let effects = snap.consumer.effect.len();
+        if problem.is_none() && !crashed {
+            problem = Some(format!("{} never fired", plan.boundary));
+        }
+        if problem.is_none() && final_state != "released/3/0" {
+            problem = Some(format!("recovery ended at {final_state}"));
+        }
+        if problem.is_none() && effects != 3 {
+            problem = Some(format!("{effects} effects for 3 events"));
+        }
+        Outcome {
+            ok: problem.is_none(),
+            final_state,
+            effects,
+            problem,
+        }
     }
-    let snap = match session.snapshot() {
-        Ok(s) => s,
-        Err(e) => return failed(e),
-    };
-    let final_state = snap
-        .consumer
-        .projection
-        .iter()
-        .find(|p| p.flow_id == "A")
-        .map(|p| format!("{}/{}/{}", p.state, p.last_seq, p.held))
-        .unwrap_or_else(|| "new/0/0".into());
-    let effects = snap.consumer.effect.len();
-    if problem.is_none() && !crashed {
-        problem = Some(format!("{} never fired", plan.boundary));
-    }
-    if problem.is_none() && final_state != "released/3/0" {
-        problem = Some(format!("recovery ended at {final_state}"));
-    }
-    if problem.is_none() && effects != 3 {
-        problem = Some(format!("{effects} effects for 3 events"));
-    }
-    Outcome {
-        ok: problem.is_none(),
-        final_state,
-        effects,
-        problem,
-    }
+}
+
+/// Runs one plan on fresh databases (see [`Runner`] for many).
+pub fn run(plan: &Plan) -> Outcome {
+    Runner::default().run(plan)
 }
 
 fn failed(e: String) -> Outcome {

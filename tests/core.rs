@@ -364,6 +364,14 @@ both! {
         let mut session = Session::new(strict()).unwrap();
         let report = session.step(&relay(None).with_crash_at(Some(Boundary::ReceiveAfterInsert)));
         assert_eq!((report.result.as_str(), report.crash), ("idle", Some("not_reached")));
+        // The unsafe dual write exits on its own before any later boundary: crashed, and not reached.
+        let unsafe_step = match advance("A", 1) {
+            Step::Advance { flow, event_id, expected_seq, kind, schema, payload, .. } =>
+                Step::UnsafeDualWrite { flow, event_id, expected_seq, kind, schema, payload, crash_at: Some(Boundary::ApplyAfterCommit) },
+            other => other,
+        };
+        let report = session.step(&unsafe_step);
+        assert_eq!((report.result.as_str(), report.boundary, report.crash), ("crashed", None, Some("not_reached")));
     }
 
     fn injected_faults_roll_back_whole_and_report_the_sql_error() {

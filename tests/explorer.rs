@@ -61,3 +61,13 @@ fn a_plan_is_a_replayable_trace() {
     assert!(doc.invariant.holds);
     assert!(doc.steps.iter().any(|s| s.result == "crashed"));
 }
+
+#[test]
+fn a_reused_runner_gives_what_fresh_databases_give() {
+    // The runner empties one pair of databases between runs; nothing may leak from one run to the next.
+    let plans = plans(&[Ordering::Strict, Ordering::DedupeOnly], false).unwrap();
+    let mut runner = explorer::Runner::default();
+    for plan in &plans {
+        assert_eq!(runner.run(plan), explorer::run(plan), "{plan:?}");
+    }
+}

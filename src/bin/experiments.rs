@@ -72,23 +72,29 @@ fn check() -> ExitCode {
 }
 
 fn replay(path: &str) -> ExitCode {
-    let mut text = String::new();
+    // Read at most one byte past the limit, as bytes: the size is judged before the text is.
+    let mut bytes = Vec::new();
+    let limit = trace::MAX_TRACE_BYTES as u64 + 1;
     let read = if path == "-" {
-        std::io::stdin()
-            .take(trace::MAX_TRACE_BYTES as u64 + 1)
-            .read_to_string(&mut text)
-            .map(|_| ())
+        std::io::stdin().take(limit).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(path).and_then(|f| {
-            f.take(trace::MAX_TRACE_BYTES as u64 + 1)
-                .read_to_string(&mut text)
-                .map(|_| ())
-        })
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
     };
     if let Err(e) = read {
         eprintln!("cannot read {path}: {e}");
         return ExitCode::from(2);
     }
+    if bytes.len() > trace::MAX_TRACE_BYTES {
+        eprintln!(
+            "invalid trace: it is larger than {} bytes (1 MiB)",
+            trace::MAX_TRACE_BYTES
+        );
+        return ExitCode::from(2);
+    }
+    let Ok(text) = String::from_utf8(bytes) else {
+        eprintln!("invalid trace: it is not UTF-8 text");
+        return ExitCode::from(2);
+    };
     match trace::replay_text(&text) {
         Ok(result) => {
             let mut out = std::io::stdout().lock();

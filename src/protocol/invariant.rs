@@ -58,7 +58,39 @@ pub fn check(snapshot: &Snapshot) -> Invariant {
                 ));
                 break;
             }
+            if e.held != held_after(&e.kind) {
+                violations.push(format!(
+                    "flow {flow}: effect #{} ({}) records held={}",
+                    i + 1,
+                    e.kind,
+                    e.held
+                ));
+                break;
+            }
             match inbox.get(e.event_id.as_str()) {
+                // The effect and the applied mark commit together (§5): an effect whose row is not applied, or
+                // whose kind is not the stored event's, was not written by a whole apply.
+                Some(row)
+                    if row.flow_id == e.flow_id && row.seq == e.seq && row.state != "applied" =>
+                {
+                    violations.push(format!(
+                        "flow {flow}: effect for {} exists but its inbox row is {}",
+                        e.event_id, row.state
+                    ));
+                    break;
+                }
+                Some(row)
+                    if row.flow_id == e.flow_id
+                        && row.seq == e.seq
+                        && !row.body.is_empty()
+                        && body_kind(&row.body).as_deref() != Some(e.kind.as_str()) =>
+                {
+                    violations.push(format!(
+                        "flow {flow}: effect for {} is {}, but the event says otherwise",
+                        e.event_id, e.kind
+                    ));
+                    break;
+                }
                 Some(row) if row.flow_id == e.flow_id && row.seq == e.seq => {}
                 _ => {
                     violations.push(format!(
@@ -125,5 +157,76 @@ pub fn check(snapshot: &Snapshot) -> Invariant {
     Invariant {
         holds: violations.is_empty(),
         violations,
+    }
+}
+
+fn body_kind(body: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()?
+        .get("kind")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::system::{
+        ConsumerTables, EffectRow, InboxRow, ProducerTables, ProjectionRow,
+    };
+
+    fn snapshot(inbox_state: &str, effect_kind: &str, held: i64) -> Snapshot {
+        let body = r#"{"event_id":"A1","flow_id":"A","kind":"reserved","payload":{"amount":3},"schema":1,"seq":1}"#;
+        Snapshot {
+            producer: ProducerTables {
+                flow: vec![],
+                outbox: vec![],
+            },
+            consumer: ConsumerTables {
+                support_v2: false,
+                inbox: vec![InboxRow {
+                    event_id: "A1".into(),
+                    flow_id: "A".into(),
+                    seq: 1,
+                    body: body.into(),
+                    state: inbox_state.into(),
+                    reason: None,
+                }],
+                projection: vec![ProjectionRow {
+                    flow_id: "A".into(),
+                    last_seq: 1,
+                    state: effect_kind.into(),
+                    held,
+                }],
+                effect: vec![EffectRow {
+                    event_id: "A1".into(),
+                    flow_id: "A".into(),
+                    seq: 1,
+                    kind: effect_kind.into(),
+                    held,
+                }],
+            },
+        }
+    }
+
+    #[test]
+    fn a_whole_apply_holds() {
+        assert!(check(&snapshot("applied", "reserved", 3)).holds);
+    }
+
+    #[test]
+    fn an_effect_without_its_applied_mark_is_a_violation() {
+        let got = check(&snapshot("pending", "reserved", 3));
+        assert!(!got.holds);
+        assert!(
+            got.violations[0].contains("inbox row is pending"),
+            "{:?}",
+            got.violations
+        );
+    }
+
+    #[test]
+    fn a_wrong_held_is_a_violation() {
+        assert!(!check(&snapshot("applied", "reserved", 0)).holds);
     }
 }

@@ -240,49 +240,51 @@ impl System {
         db.batch(&format!("DROP TRIGGER IF EXISTS fault_{}", target.name()))
     }
 
-    /// Everything committed in both databases, read through the disks (never from a copy kept elsewhere).
-    pub fn snapshot(&self) -> Result<Snapshot, Stop> {
-        let p = &self.producer_disk;
+    /// Empties both databases (rows and fault triggers) and restarts the process: a fresh session without the
+    /// cost of creating databases and schemas again (the explorer runs hundreds of sessions).
+    pub fn wipe(&mut self, config: ConsumerConfig) -> Result<(), Stop> {
+        self.producer_disk.execute_batch(
+            "DELETE FROM flow; DELETE FROM outbox; DROP TRIGGER IF EXISTS fault_outbox_insert;",
+        )?;
+        self.consumer_disk.execute_batch(
+            "DELETE FROM inbox; DELETE FROM projection; DELETE FROM effect; DROP TRIGGER IF EXISTS fault_effect_insert;",
+        )?;
+        self.config = config;
+        self.restart()?;
+        self.take_sql_log();
+        self.take_passed();
+        Ok(())
+    }
+
+    /// The consumer's committed tables only, bodies left out: all the invariant reads. The producer tables come
+    /// back empty, so this is for checking, never for display.
+    pub fn consumer_view(&self) -> Result<Snapshot, Stop> {
+        Ok(Snapshot {
+            producer: ProducerTables {
+                flow: Vec::new(),
+                outbox: Vec::new(),
+            },
+            consumer: self.consumer_tables(false)?,
+        })
+    }
+
+    fn consumer_tables(&self, bodies: bool) -> Result<ConsumerTables, Stop> {
         let c = &self.consumer_disk;
-        let flow = rows(
-            p,
-            "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
-            |r| {
-                Ok(FlowRow {
-                    flow_id: r.get(0)?,
-                    seq: r.get(1)?,
-                    state: r.get(2)?,
-                    amount: r.get(3)?,
-                })
-            },
-        )?;
-        let outbox = rows(
-            p,
-            "SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id",
-            |r| {
-                Ok(OutboxRow {
-                    event_id: r.get(0)?,
-                    flow_id: r.get(1)?,
-                    seq: r.get(2)?,
-                    body: r.get(3)?,
-                    accepted: r.get(4)?,
-                })
-            },
-        )?;
-        let inbox = rows(
-            c,
-            "SELECT event_id, flow_id, seq, body, state, reason FROM inbox ORDER BY event_id",
-            |r| {
-                Ok(InboxRow {
-                    event_id: r.get(0)?,
-                    flow_id: r.get(1)?,
-                    seq: r.get(2)?,
-                    body: r.get(3)?,
-                    state: r.get(4)?,
-                    reason: r.get(5)?,
-                })
-            },
-        )?;
+        let inbox_sql = if bodies {
+            "SELECT event_id, flow_id, seq, state, reason, body FROM inbox ORDER BY event_id"
+        } else {
+            "SELECT event_id, flow_id, seq, state, reason, '' FROM inbox ORDER BY event_id"
+        };
+        let inbox = rows(c, inbox_sql, |r| {
+            Ok(InboxRow {
+                event_id: r.get(0)?,
+                flow_id: r.get(1)?,
+                seq: r.get(2)?,
+                state: r.get(3)?,
+                reason: r.get(4)?,
+                body: r.get(5)?,
+            })
+        })?;
         let projection = rows(
             c,
             "SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id",
@@ -308,14 +310,45 @@ impl System {
                 })
             },
         )?;
+        Ok(ConsumerTables {
+            support_v2: self.config.support_v2,
+            inbox,
+            projection,
+            effect,
+        })
+    }
+
+    /// Everything committed in both databases, read through the disks (never from a copy kept elsewhere).
+    pub fn snapshot(&self) -> Result<Snapshot, Stop> {
+        let p = &self.producer_disk;
+        let flow = rows(
+            p,
+            "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
+            |r| {
+                Ok(FlowRow {
+                    flow_id: r.get(0)?,
+                    seq: r.get(1)?,
+                    state: r.get(2)?,
+                    amount: r.get(3)?,
+                })
+            },
+        )?;
+        let outbox = rows(
+            p,
+            "SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id",
+            |r| {
+                Ok(OutboxRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    body: r.get(3)?,
+                    accepted: r.get(4)?,
+                })
+            },
+        )?;
         Ok(Snapshot {
             producer: ProducerTables { flow, outbox },
-            consumer: ConsumerTables {
-                support_v2: self.config.support_v2,
-                inbox,
-                projection,
-                effect,
-            },
+            consumer: self.consumer_tables(true)?,
         })
     }
 }

@@ -78,7 +78,8 @@ pub fn bench_explorer() -> Vec<f64> {
     let Ok(plans) = crate::explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], false) else {
         return vec![];
     };
-    let ok = plans.iter().filter(|p| crate::explorer::run(p).ok).count();
+    let mut runner = crate::explorer::Runner::default();
+    let ok = plans.iter().filter(|p| runner.run(p).ok).count();
     vec![now_precise_ms() - t0, plans.len() as f64, ok as f64]
 }
 
@@ -179,6 +180,19 @@ pub fn run_soon(f: impl FnOnce() + 'static) {
     }
 }
 
+/// Runs `f` as the next task, after the browser has had its turn (input, rendering): the pace of chunked work.
+/// A message task is not clamped the way nested `setTimeout`s are (4 ms each after the fifth).
+pub fn yield_then(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    let Ok(channel) = web_sys::MessageChannel::new() else {
+        run_soon(f);
+        return;
+    };
+    let closure = wasm_bindgen::closure::Closure::once_into_js(f);
+    channel.port1().set_onmessage(Some(closure.unchecked_ref()));
+    let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
+}
+
 /// Milliseconds since the page started, for progress and rates.
 pub fn now_ms() -> f64 {
     js_sys::Date::now()
@@ -190,6 +204,8 @@ const CHUNKED_STEPS: usize = 200;
 /// Replaces the session with `trace`: at once when short, else a slice of about 12 ms at a time so the page
 /// keeps responding, showing "Replaying step i of n".
 pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
+    // A newer load (or a reset) supersedes one still replaying: it stops at its next slice.
+    let generation = cancel_loads();
     if trace.steps.len() <= CHUNKED_STEPS {
         handle.dispatch(state::Action::Load(Box::new(trace)));
         return;
@@ -197,14 +213,29 @@ pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
     match handle.loader(trace) {
         Ok(loader) => {
             handle.dispatch(state::Action::Loading(Some(loader.progress())));
-            replay_slices(handle, loader);
+            replay_slices(handle, loader, generation);
         }
         Err(e) => handle.dispatch(state::Action::Error(e)),
     }
 }
 
-fn replay_slices(handle: Ctx, mut loader: state::Loader) {
-    run_soon(move || {
+thread_local! {
+    static LOAD_GENERATION: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Stops any chunked replay in progress; returns the generation a new load runs under.
+pub fn cancel_loads() -> u64 {
+    LOAD_GENERATION.with(|g| {
+        g.set(g.get() + 1);
+        g.get()
+    })
+}
+
+fn replay_slices(handle: Ctx, mut loader: state::Loader, generation: u64) {
+    yield_then(move || {
+        if LOAD_GENERATION.with(|g| g.get()) != generation {
+            return;
+        }
         let deadline = now_ms() + 12.0;
         let mut done = false;
         while !done && now_ms() < deadline {
@@ -214,7 +245,7 @@ fn replay_slices(handle: Ctx, mut loader: state::Loader) {
             handle.dispatch(state::Action::Replace(Box::new(loader.finish())));
         } else {
             handle.dispatch(state::Action::Loading(Some(loader.progress())));
-            replay_slices(handle, loader);
+            replay_slices(handle, loader, generation);
         }
     });
 }

@@ -130,6 +130,20 @@ impl Loader {
         let fresh = &mut self.fresh;
         fresh.pos = fresh.entries.len();
         fresh.reload();
+        // Flows that only ever arrived at the consumer (a `receive` step) get their columns and buttons too.
+        let snap = fresh.snapshot.clone();
+        let seen = snap
+            .producer
+            .flow
+            .iter()
+            .map(|f| &f.flow_id)
+            .chain(snap.consumer.inbox.iter().map(|r| &r.flow_id))
+            .chain(snap.consumer.projection.iter().map(|p| &p.flow_id));
+        for flow in seen {
+            if !fresh.flows.contains(flow) {
+                fresh.flows.push(flow.clone());
+            }
+        }
         fresh.refill_lane();
         fresh.before = fresh.snapshot.clone();
         self.fresh
@@ -380,7 +394,6 @@ impl Model {
     /// A replay of `trace` on fresh databases that can be run a few steps at a time ([`Loader`]).
     pub fn loader(&self, trace: Trace) -> Result<Loader, String> {
         let mut fresh = Model::new(trace.consumer, self.lang)?;
-        fresh.flows = self.flows.clone();
         fresh.schema2 = self.schema2;
         Ok(Loader {
             fresh,
@@ -410,8 +423,12 @@ impl Model {
         let ids: Vec<String> = order.chars().map(|c| format!("A{c}")).collect();
         let in_lane = |m: &Model, id: &str| m.lane.iter().filter(|c| c.event_id == id).count() == 1;
         if !ids.iter().all(|id| in_lane(self, id)) {
-            // Start the order from scratch: a fresh session that produces A1–A3.
-            self.reset_to(self.setup);
+            // Start the order from scratch: a fresh session that produces A1–A3 (same consumer and support_v2).
+            let setup = ConsumerSetup {
+                ordering: self.setup.ordering,
+                support_v2: self.support_v2(),
+            };
+            self.reset_to(setup);
             for _ in 0..3 {
                 if let Some(step) = self.next_transition("A") {
                     self.run(step);
@@ -512,6 +529,7 @@ impl Reducible for Model {
                 }
             }
             Action::Reset => {
+                crate::ui::cancel_loads();
                 let setup = ConsumerSetup {
                     ordering: m.setup.ordering,
                     support_v2: false,

@@ -5,7 +5,7 @@ use crate::explorer::{self, Outcome, Plan};
 use crate::protocol::{Boundary, Ordering};
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Action;
-use crate::ui::{now_ms, run_soon, Ctx};
+use crate::ui::{now_ms, yield_then, Ctx};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -16,6 +16,7 @@ const CHUNK_MS: f64 = 12.0;
 
 #[derive(Default)]
 struct Job {
+    runner: explorer::Runner,
     plans: Vec<Plan>,
     results: Vec<Outcome>,
     cancelled: bool,
@@ -117,14 +118,19 @@ pub fn Explorer() -> Html {
 
 /// Runs plans until the chunk's time is up, then yields to the browser and continues.
 fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
-    run_soon(move || {
+    yield_then(move || {
         let deadline = now_ms() + CHUNK_MS;
         let (done, total, running, elapsed) = {
             let mut j = job.borrow_mut();
             while !j.cancelled && j.results.len() < j.plans.len() && now_ms() < deadline {
                 let next = j.results.len();
-                let outcome = explorer::run(&j.plans[next]);
-                j.results.push(outcome);
+                let Job {
+                    runner,
+                    plans,
+                    results,
+                    ..
+                } = &mut *j;
+                results.push(runner.run(&plans[next]));
             }
             let running = !j.cancelled && j.results.len() < j.plans.len();
             if !running && j.finished_ms.is_none() {
