@@ -3,9 +3,8 @@
 //! the field, before anything runs.
 
 use crate::protocol::{
-    self, check_id, check_int_range, check_kind, check_payload, Boundary, ConsumerConfig, Event,
-    FaultTarget, Invariant, Ordering, ReceiveResult, Snapshot, SqlLine, Stop, System, Transition,
-    EXPECTED_SEQ_MAX, SCHEMA_MAX,
+    self, check_id, check_int_range, Boundary, ConsumerConfig, Event, FaultTarget, Invariant,
+    Ordering, ReceiveResult, Snapshot, SqlLine, Stop, System, Transition, EXPECTED_SEQ_MAX,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -132,36 +131,55 @@ impl Step {
         }
     }
 
+    /// For `advance` and `unsafe_dual_write`: the transition they ask for, with the event they would commit
+    /// (`seq = expected_seq + 1`), every bound checked. `None` for other ops.
+    pub fn transition(&self) -> Option<Result<Transition, String>> {
+        let (Step::Advance {
+            flow,
+            event_id,
+            expected_seq,
+            kind,
+            schema,
+            payload,
+            ..
+        }
+        | Step::UnsafeDualWrite {
+            flow,
+            event_id,
+            expected_seq,
+            kind,
+            schema,
+            payload,
+            ..
+        }) = self
+        else {
+            return None;
+        };
+        Some((|| {
+            check_id(flow).map_err(|e| format!("field `flow` {e}"))?;
+            check_int_range(*expected_seq, 0, EXPECTED_SEQ_MAX)
+                .map_err(|e| format!("field `expected_seq` {e}"))?;
+            let event = Event::new(
+                event_id,
+                flow,
+                expected_seq + 1,
+                kind,
+                *schema,
+                payload.clone(),
+            )?;
+            Ok(Transition {
+                expected_seq: *expected_seq,
+                event,
+            })
+        })())
+    }
+
     /// Checks every bound of TRACE.md that belongs to the trace (a `receive` step's event is checked at run time).
     fn check_bounds(&self) -> Result<(), String> {
+        if let Some(transition) = self.transition() {
+            return transition.map(|_| ());
+        }
         match self {
-            Step::Advance {
-                flow,
-                event_id,
-                expected_seq,
-                kind,
-                schema,
-                payload,
-                ..
-            }
-            | Step::UnsafeDualWrite {
-                flow,
-                event_id,
-                expected_seq,
-                kind,
-                schema,
-                payload,
-                ..
-            } => {
-                check_id(flow).map_err(|e| format!("field `flow` {e}"))?;
-                check_id(event_id).map_err(|e| format!("field `event_id` {e}"))?;
-                check_int_range(*expected_seq, 0, EXPECTED_SEQ_MAX)
-                    .map_err(|e| format!("field `expected_seq` {e}"))?;
-                check_kind(kind).map_err(|e| format!("field `kind` {e}"))?;
-                check_int_range(*schema, 1, SCHEMA_MAX)
-                    .map_err(|e| format!("field `schema` {e}"))?;
-                check_payload(payload).map_err(|e| format!("field `payload` {e}"))
-            }
             Step::Relay {
                 event_id: Some(id), ..
             } => check_id(id).map_err(|e| format!("field `event_id` {e}")),
@@ -636,38 +654,11 @@ impl Session {
         let op = step.op();
         let sys = &mut self.system;
         match step {
-            Step::Advance {
-                flow,
-                event_id,
-                expected_seq,
-                kind,
-                schema,
-                payload,
-                ..
-            }
-            | Step::UnsafeDualWrite {
-                flow,
-                event_id,
-                expected_seq,
-                kind,
-                schema,
-                payload,
-                ..
-            } => {
-                let event = match Event::new(
-                    event_id,
-                    flow,
-                    expected_seq + 1,
-                    kind,
-                    *schema,
-                    payload.clone(),
-                ) {
-                    Ok(event) => event,
-                    Err(message) => return rejected(op, message),
-                };
-                let t = Transition {
-                    expected_seq: *expected_seq,
-                    event,
+            Step::Advance { .. } | Step::UnsafeDualWrite { .. } => {
+                let t = match step.transition() {
+                    Some(Ok(t)) => t,
+                    Some(Err(message)) => return rejected(op, message),
+                    None => return rejected(op, "not a transition".into()),
                 };
                 let unsafe_write = matches!(step, Step::UnsafeDualWrite { .. });
                 let r = sys.run(crash_at, |s| {

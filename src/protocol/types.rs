@@ -338,12 +338,12 @@ impl Event {
         schema: i64,
         payload: Map<String, Value>,
     ) -> Result<Event, String> {
-        check_id(event_id).map_err(|e| format!("event_id {e}"))?;
-        check_id(flow_id).map_err(|e| format!("flow_id {e}"))?;
-        check_int_range(seq, 1, SEQ_MAX).map_err(|e| format!("seq {e}"))?;
-        check_kind(kind).map_err(|e| format!("kind {e}"))?;
-        check_int_range(schema, 1, SCHEMA_MAX).map_err(|e| format!("schema {e}"))?;
-        check_payload(&payload).map_err(|e| format!("payload {e}"))?;
+        check_id(event_id).map_err(|e| format!("field `event_id` {e}"))?;
+        check_id(flow_id).map_err(|e| format!("field `flow_id` {e}"))?;
+        check_int_range(seq, 1, SEQ_MAX).map_err(|e| format!("field `seq` {e}"))?;
+        check_kind(kind).map_err(|e| format!("field `kind` {e}"))?;
+        check_int_range(schema, 1, SCHEMA_MAX).map_err(|e| format!("field `schema` {e}"))?;
+        check_payload(&payload).map_err(|e| format!("field `payload` {e}"))?;
         Ok(Event {
             event_id: event_id.to_owned(),
             flow_id: flow_id.to_owned(),
@@ -391,15 +391,10 @@ impl Event {
             }
         };
         let event_id = string("event_id")?;
-        check_id(event_id).map_err(|e| format!("field `event_id` {e}"))?;
         let flow_id = string("flow_id")?;
-        check_id(flow_id).map_err(|e| format!("field `flow_id` {e}"))?;
         let seq = int("seq")?;
-        check_int_range(seq, 1, SEQ_MAX).map_err(|e| format!("field `seq` {e}"))?;
         let kind = string("kind")?;
-        check_kind(kind).map_err(|e| format!("field `kind` {e}"))?;
         let schema = int("schema")?;
-        check_int_range(schema, 1, SCHEMA_MAX).map_err(|e| format!("field `schema` {e}"))?;
         let payload = match map.get("payload") {
             None => return Err("missing field `payload`".into()),
             Some(Value::Object(p)) => p.clone(),
@@ -410,15 +405,7 @@ impl Event {
                 ))
             }
         };
-        check_payload(&payload).map_err(|e| format!("field `payload` {e}"))?;
-        Ok(Event {
-            event_id: event_id.to_owned(),
-            flow_id: flow_id.to_owned(),
-            seq,
-            kind: kind.to_owned(),
-            schema,
-            payload,
-        })
+        Event::new(event_id, flow_id, seq, kind, schema, payload)
     }
 
     pub fn to_json(&self) -> Value {
