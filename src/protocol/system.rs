@@ -99,7 +99,8 @@ impl System {
             .unwrap_or_default()
     }
 
-    /// The boundaries crossed since the last call, by either database.
+    /// The boundaries crossed since the last call: the producer's, then the consumer's (callers use membership,
+    /// not order).
     pub fn take_passed(&mut self) -> Vec<Boundary> {
         let mut out = std::mem::take(&mut self.process.producer.passed);
         out.append(&mut self.process.consumer.passed);
