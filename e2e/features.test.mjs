@@ -204,6 +204,8 @@ test('malformed links and imports each give a message, change nothing and never 
   await page.getByTestId('notice').filter({ hasText: 'at most' }).waitFor();
   assert.equal(await page.getByTestId('position').innerText(), 'after step 1 of 1');
   assert.ok(links.length + imports.length + 2 >= 20);
+  await page.getByTestId('notice-dismiss').click();
+  assert.equal(await page.getByTestId('notice').count(), 0);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -80,6 +80,10 @@ pub fn StatusBar() -> Html {
     let lang = model.lang;
     let last = model.last();
     let holds = model.invariant.holds;
+    let dismiss = {
+        let model = model.clone();
+        Callback::from(move |_| model.dispatch(crate::ui::state::Action::DismissNotice))
+    };
     let notice = match &model.notice {
         Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
         Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
@@ -124,7 +128,11 @@ pub fn StatusBar() -> Html {
                 </p>
             }
             if let Some(text) = notice {
-                <p class="notice" role="status" data-testid="notice">{ text }</p>
+                <p class="notice" role="status">
+                    <span data-testid="notice">{ text }</span>
+                    <button class="icon dismiss" data-testid="notice-dismiss" aria-label={t(lang, "notice.dismiss")}
+                        title={t(lang, "notice.dismiss")} onclick={dismiss}>{ "✕" }</button>
+                </p>
             }
         </section>
     }
