@@ -55,14 +55,8 @@ fn advance(n: usize) -> Step {
 pub fn base_steps(order: &[&str]) -> Vec<Step> {
     let mut steps: Vec<Step> = (0..3).map(advance).collect();
     for id in order {
-        steps.push(Step::Relay {
-            event_id: Some((*id).to_owned()),
-            crash_at: None,
-        });
-        steps.push(Step::ProcessAll {
-            limit: None,
-            crash_at: None,
-        });
+        steps.push(Step::relay(Some(id)));
+        steps.push(Step::process_all(None));
     }
     steps
 }
@@ -70,14 +64,8 @@ pub fn base_steps(order: &[&str]) -> Vec<Step> {
 /// Recovery after the restart (§8's last column): resubmit every transition, resend every event, process.
 pub fn recovery_steps() -> Vec<Step> {
     let mut steps: Vec<Step> = (0..3).map(advance).collect();
-    steps.extend(EVENTS.iter().map(|id| Step::Relay {
-        event_id: Some((*id).to_owned()),
-        crash_at: None,
-    }));
-    steps.push(Step::ProcessAll {
-        limit: None,
-        crash_at: None,
-    });
+    steps.extend(EVENTS.iter().map(|id| Step::relay(Some(id))));
+    steps.push(Step::process_all(None));
     steps
 }
 

@@ -131,6 +131,30 @@ impl Step {
         }
     }
 
+    /// A `relay` step: the first unaccepted row, or the row `event_id` names.
+    pub fn relay(event_id: Option<&str>) -> Step {
+        Step::Relay {
+            event_id: event_id.map(str::to_owned),
+            crash_at: None,
+        }
+    }
+
+    /// An `apply` step: one attempt at `last_seq + 1` of `flow`.
+    pub fn apply(flow: &str) -> Step {
+        Step::Apply {
+            flow: flow.to_owned(),
+            crash_at: None,
+        }
+    }
+
+    /// A `process_all` step with `limit` apply attempts (the default 1000 when `None`).
+    pub fn process_all(limit: Option<i64>) -> Step {
+        Step::ProcessAll {
+            limit,
+            crash_at: None,
+        }
+    }
+
     /// For `advance` and `unsafe_dual_write`: the transition they ask for, with the event they would commit
     /// (`seq = expected_seq + 1`), every bound checked. `None` for other ops.
     pub fn transition(&self) -> Option<Result<Transition, String>> {

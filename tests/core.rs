@@ -61,24 +61,15 @@ fn with_payload(step: Step, new: serde_json::Map<String, Value>) -> Step {
 }
 
 fn relay(id: Option<&str>) -> Step {
-    Step::Relay {
-        event_id: id.map(str::to_owned),
-        crash_at: None,
-    }
+    Step::relay(id)
 }
 
 fn apply(flow: &str) -> Step {
-    Step::Apply {
-        flow: flow.into(),
-        crash_at: None,
-    }
+    Step::apply(flow)
 }
 
 fn process_all() -> Step {
-    Step::ProcessAll {
-        limit: None,
-        crash_at: None,
-    }
+    Step::process_all(None)
 }
 
 fn receive(event: Value) -> Step {
@@ -243,7 +234,7 @@ both! {
 
     fn process_all_stops_at_its_limit() {
         let mut steps: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
-        steps.extend([relay(None), relay(None), relay(None), Step::ProcessAll { limit: Some(2), crash_at: None }]);
+        steps.extend([relay(None), relay(None), relay(None), Step::process_all(Some(2))]);
         let mut session = Session::new(strict()).unwrap();
         let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
         let last = reports.last().unwrap();

@@ -80,11 +80,11 @@ fn injected() -> impl Strategy<Value = Step> {
 fn step() -> impl Strategy<Value = Step> {
     let plain = prop_oneof![
         5 => advance(),
-        4 => Just(Step::Relay { event_id: None, crash_at: None }),
-        3 => (flow(), 1..=3i64).prop_map(|(f, n)| Step::Relay { event_id: Some(format!("{f}{n}")), crash_at: None }),
+        4 => Just(Step::relay(None)),
+        3 => (flow(), 1..=3i64).prop_map(|(f, n)| Step::relay(Some(&format!("{f}{n}")))),
         1 => injected(),
-        3 => flow().prop_map(|f| Step::Apply { flow: f.into(), crash_at: None }),
-        2 => prop::option::of(1..6i64).prop_map(|limit| Step::ProcessAll { limit, crash_at: None }),
+        3 => flow().prop_map(Step::apply),
+        2 => prop::option::of(1..6i64).prop_map(Step::process_all),
         1 => any::<bool>().prop_map(|on| Step::SetSupportV2 { on }),
     ];
     (plain, boundary()).prop_map(|(s, b)| s.with_crash_at(b))

@@ -327,10 +327,7 @@ impl Model {
         let Some(card) = self.lane.first().cloned() else {
             return false;
         };
-        let report = self.run(Step::Relay {
-            event_id: Some(card.event_id),
-            crash_at: None,
-        });
+        let report = self.run(Step::relay(Some(&card.event_id)));
         if report.result != "crashed" {
             self.lane.remove(0);
         }
@@ -496,16 +493,10 @@ impl Reducible for Model {
                 }
             }
             Action::Apply(flow) => {
-                m.run(Step::Apply {
-                    flow,
-                    crash_at: None,
-                });
+                m.run(Step::apply(&flow));
             }
             Action::ProcessAll => {
-                m.run(Step::ProcessAll {
-                    limit: None,
-                    crash_at: None,
-                });
+                m.run(Step::process_all(None));
             }
             Action::Restart => {
                 // The engine already reopened the databases from what was committed; this is the reader's
