@@ -1,24 +1,12 @@
 // End-to-end: both languages, keyboard only, touch on a phone, and an axe-core audit of the main views.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { serve } from './server.mjs';
-import { launch, openPage } from './browser.mjs';
+import { openPage, servedDist, ROOT } from './browser.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-let server;
-let browser;
-before(async () => {
-  server = await serve(path.join(ROOT, 'dist'));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedDist();
 
 const result = (page) => page.getByTestId('step-result').innerText();
 const laneIds = (page) => page.getByTestId('lane').locator('li.card .id').allInnerTexts();
@@ -46,7 +34,7 @@ function visibleTexts(page) {
 }
 
 test('the language switch changes every visible string and is remembered across reload', async () => {
-  const page = await openPage(browser, server.url, { viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   await page.getByTestId('order-312').click();
   await page.getByTestId('deliver-next').click();
   await page.getByTestId('crash-select').selectOption('apply.after_commit');
@@ -74,7 +62,7 @@ test('the language switch changes every visible string and is remembered across 
 });
 
 test('a Chinese browser starts in Chinese', async () => {
-  const page = await openPage(browser, server.url, { locale: 'zh-CN' });
+  const page = await openPage(env.browser, env.server.url, { locale: 'zh-CN' });
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-Hans');
   assert.match(await page.getByTestId('process-all').innerText(), /处理全部/);
   await page.context().close();
@@ -90,7 +78,7 @@ async function tabTo(page, testid, limit = 250) {
 }
 
 test('arrival 3, 1, 2 with the keyboard alone', async () => {
-  const page = await openPage(browser, server.url, { viewport: { width: 1280, height: 900 } });
+  const page = await openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 } });
   for (let i = 0; i < 3; i++) {
     await tabTo(page, 'advance-A');
     await page.keyboard.press('Enter');
@@ -124,7 +112,7 @@ test('arrival 3, 1, 2 with the keyboard alone', async () => {
 });
 
 test('arrival 3, 1, 2 by touch on a phone', async () => {
-  const page = await openPage(browser, server.url, {
+  const page = await openPage(env.browser, env.server.url, {
     viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2,
   });
   for (let i = 0; i < 3; i++) await page.getByTestId('advance-A').tap();
@@ -177,7 +165,7 @@ async function audit(page, label) {
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   for (const scheme of ['light', 'dark']) {
     test(`axe-core finds no serious or critical violation (${lang}, ${scheme})`, async () => {
-      const page = await openPage(browser, server.url, { viewport: { width: 1280, height: 900 }, locale, colorScheme: scheme });
+      const page = await openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 }, locale, colorScheme: scheme });
       await audit(page, `${lang} ${scheme} start`);
       await page.getByTestId('order-312').click();
       await page.getByTestId('deliver-next').click();

@@ -1,5 +1,11 @@
 // Launches Debian's Chromium headless through playwright-core (no browser download: TOOLCHAIN.md).
+import path from 'node:path';
+import { before, after } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serve } from './server.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
@@ -22,4 +28,18 @@ export async function openPage(browser, url, options = {}) {
   await page.goto(url);
   await page.getByTestId('lane').waitFor();
   return page;
+}
+
+/** For a test file: serves dist/ and launches Chromium before its tests, closes both after. */
+export function servedDist() {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await serve(path.join(ROOT, 'dist'));
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }

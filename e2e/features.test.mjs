@@ -1,28 +1,17 @@
 // End-to-end: presets, the explorer, time travel, share links and imports, embed mode on a sub-path.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { serve } from './server.mjs';
-import { launch, openPage } from './browser.mjs';
+import { openPage, servedDist, ROOT } from './browser.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-let server;
-let browser;
-before(async () => {
-  server = await serve(path.join(ROOT, 'dist'));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedDist();
 
-const fresh = (url = server.url, options = {}) =>
-  openPage(browser, url, { viewport: { width: 1280, height: 900 }, ...options });
+const fresh = (url = env.server.url, options = {}) =>
+  openPage(env.browser, url, { viewport: { width: 1280, height: 900 }, ...options });
 const result = (page) => page.getByTestId('step-result').innerText();
 
 /** What the reader sees of both databases, as plain data. */
@@ -166,7 +155,7 @@ test('malformed links and imports each give a message, change nothing and never 
   const page = await fresh();
   for (const [hash, want] of links) {
     await page.goto('about:blank'); // a fresh open of the link, not a fragment change on the open page
-    await page.goto(server.url + hash);
+    await page.goto(env.server.url + hash);
     await page.getByTestId('lane').waitFor();
     const notice = await page.getByTestId('notice').innerText();
     assert.match(notice, want, hash.slice(0, 40));
@@ -248,7 +237,7 @@ test('the embed build loads from a sub-path, without chrome, from 360 to 960 px 
   const sub = await serve(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/' });
   try {
     for (const width of [360, 600, 960]) {
-      const page = await openPage(browser, `${sub.url}?embed`, { viewport: { width, height: 800 } });
+      const page = await openPage(env.browser, `${sub.url}?embed`, { viewport: { width, height: 800 } });
       assert.equal(await page.locator('header.top').count(), 0, 'no page chrome');
       assert.equal(await page.getByTestId('explorer-run').count(), 0);
       await page.getByTestId('order-312').click();

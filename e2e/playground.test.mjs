@@ -1,28 +1,15 @@
 // End-to-end: the playground as a reader uses it, in headless Chromium against the release build (dist/).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve } from './server.mjs';
-import { launch, openPage } from './browser.mjs';
+import { openPage, servedDist, ROOT } from './browser.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(path.join(ROOT, 'dist'));
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = servedDist();
 
 async function fresh() {
-  return openPage(browser, server.url, { viewport: { width: 1280, height: 900 } });
+  return openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 } });
 }
 
 const result = (page) => page.getByTestId('step-result').innerText();
