@@ -18,7 +18,7 @@ after(async () => { await browser?.close(); });
 /** The policy the release page runs under: Trunk's one inline loader script is allowed by its hash. */
 export function contentSecurityPolicy() {
   const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
-  const inline = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+  const inline = [...html.matchAll(/<script type=["']?module["']?>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
   const hashes = inline.map((s) => `'sha256-${crypto.createHash('sha256').update(s).digest('base64')}'`);
   return ["default-src 'self'", `script-src 'self' 'wasm-unsafe-eval' ${hashes.join(' ')}`, "style-src 'self'",
     "img-src 'self' data:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'"].join('; ');

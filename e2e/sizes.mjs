@@ -9,7 +9,8 @@ export const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** The files the page loads first, found in dist/index.html. */
 export function firstLoad() {
   const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
-  const names = new Set([...html.matchAll(/(?:href|src)="\/?([^"#?]+\.(?:js|wasm|css))"/g)].map((m) => m[1]));
+  // Attribute values quoted or not (Trunk's release build minifies the HTML and drops the quotes).
+  const names = new Set([...html.matchAll(/(?:href|src)=["']?\/?([^"'#?\s>]+\.(?:js|wasm|css))/g)].map((m) => m[1]));
   const files = ['index.html', ...names];
   return files.map((f) => {
     const data = fs.readFileSync(path.join(DIST, f));

@@ -6,7 +6,7 @@ use crate::protocol::{
     self, check_id, check_int_range, Boundary, ConsumerConfig, Event, FaultTarget, Invariant,
     Ordering, ReceiveResult, Snapshot, SqlLine, Stop, System, Transition, EXPECTED_SEQ_MAX,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -226,12 +226,9 @@ pub fn schema_payload(schema: i64) -> Map<String, Value> {
 }
 
 /// The consumer a trace starts with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
 pub struct ConsumerSetup {
-    #[serde(default)]
     pub ordering: Ordering,
-    #[serde(default)]
     pub support_v2: bool,
 }
 
@@ -304,7 +301,7 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
     }
     let consumer = match top.remove("consumer") {
         None => ConsumerSetup::default(),
-        Some(v) => serde_json::from_value(v).map_err(|e| err(format!("field `consumer`: {e}")))?,
+        Some(v) => consumer_from_value(v).map_err(|e| err(format!("field `consumer`: {e}")))?,
     };
     let steps_value = top
         .remove("steps")
@@ -391,6 +388,46 @@ fn quoted_list(items: &[&str]) -> String {
         .map(|i| format!("`{i}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Reads the `consumer` object: `ordering` (`strict` or `dedupe_only`) and `support_v2`, both optional. By hand
+/// like the steps: serde's derived reader would pull Rust's float printer into the page for its error messages.
+fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
+    let Value::Object(map) = raw else {
+        return Err(format!(
+            "must be an object, got {}",
+            protocol::json_type(&raw)
+        ));
+    };
+    let mut setup = ConsumerSetup::default();
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("ordering", Value::String(s)) if s == "strict" => setup.ordering = Ordering::Strict,
+            ("ordering", Value::String(s)) if s == "dedupe_only" => {
+                setup.ordering = Ordering::DedupeOnly
+            }
+            ("ordering", other) => {
+                return Err(format!(
+                    "field `ordering` must be `strict` or `dedupe_only`, got {}",
+                    protocol::short_json(&other)
+                ))
+            }
+            ("support_v2", Value::Bool(on)) => setup.support_v2 = on,
+            ("support_v2", other) => {
+                return Err(format!(
+                    "field `support_v2` must be true or false, got {}",
+                    protocol::short_json(&other)
+                ))
+            }
+            (other, _) => {
+                return Err(format!(
+                    "unknown field `{}`, expected `ordering` or `support_v2`",
+                    protocol::short_json(&Value::String(other.to_owned())).trim_matches('"')
+                ))
+            }
+        }
+    }
+    Ok(setup)
 }
 
 /// Reads one step object: the op, then exactly the fields that op takes, each of the right JSON type.

@@ -1,6 +1,6 @@
 //! The protocol's vocabulary as types: boundaries, kinds, result words and the event envelope with its bounds.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -111,7 +111,7 @@ pub fn payload_fits_schema(schema: i64, payload: &Map<String, Value>) -> bool {
 }
 
 /// Which consumer runs: the protocol, or the article's wrong control (§5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Ordering {
     #[default]

@@ -52,7 +52,17 @@ fn catalog(lang: Lang) -> &'static Catalog {
         Lang::Zh => (&ZH, ZH_JSON),
     };
     // The catalogs are compiled in and checked by a test; a broken one shows keys rather than panicking.
-    cell.get_or_init(|| serde_json::from_str(text).unwrap_or_default())
+    // Read as a JSON value, not into the map directly: serde's typed reader would pull in Rust's float printer.
+    cell.get_or_init(|| match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => map
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                serde_json::Value::String(s) => Some((k, s)),
+                _ => None,
+            })
+            .collect(),
+        _ => Catalog::default(),
+    })
 }
 
 /// The string for `key`.

@@ -67,7 +67,8 @@ pub fn Share() -> Html {
             if file.size() > MAX_FILE_BYTES {
                 model.dispatch(Action::Error(format!(
                     "the file is {} bytes; a trace may be at most {} bytes (1 MiB)",
-                    file.size(),
+                    // Whole bytes: formatting the f64 itself would pull Rust's float printer into the page.
+                    file.size() as u64,
                     trace::MAX_TRACE_BYTES
                 )));
                 return;
