@@ -91,6 +91,18 @@ impl Step {
         }
     }
 
+    /// Whether this step can change a row of the consumer's tables (the inbox, projection and effect log):
+    /// only these can change what the invariant (§9) reads. The producer's steps and the switches cannot.
+    pub fn may_change_consumer_rows(&self) -> bool {
+        matches!(
+            self,
+            Step::Relay { .. }
+                | Step::Receive { .. }
+                | Step::Apply { .. }
+                | Step::ProcessAll { .. }
+        )
+    }
+
     pub fn crash_at(&self) -> Option<Boundary> {
         match self {
             Step::Advance { crash_at, .. }

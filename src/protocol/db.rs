@@ -196,6 +196,25 @@ impl Db {
         Ok(self.conn.execute_batch(sql)?)
     }
 
+    /// `BEGIN IMMEDIATE`, `COMMIT` or `ROLLBACK`, from the statement cache: every write runs two of them, and
+    /// parsing them afresh each time was a tenth of the explorer's time.
+    fn control(&mut self, sql: &str) -> Result<(), Stop> {
+        self.record(sql, &[]);
+        self.conn.prepare_cached(sql)?.execute([])?;
+        Ok(())
+    }
+
+    /// Forgets the boundaries this process crossed and any armed exit: the same connections serve a new session.
+    pub fn clear(&mut self) {
+        self.armed = None;
+        self.passed.clear();
+    }
+
+    /// No transaction is open on this connection.
+    pub fn is_idle(&self) -> bool {
+        self.conn.is_autocommit()
+    }
+
     /// `BEGIN IMMEDIATE … COMMIT` around `body` (§2: every write). An SQL error rolls the whole transaction
     /// back and is returned as it is. A crash leaves the transaction open on purpose: the caller drops this
     /// connection, and SQLite rolls it back as it would for a process that died.
@@ -203,9 +222,9 @@ impl Db {
         &mut self,
         body: impl FnOnce(&mut Db) -> Result<T, Stop>,
     ) -> Result<T, Stop> {
-        self.batch("BEGIN IMMEDIATE")?;
+        self.control("BEGIN IMMEDIATE")?;
         match body(self) {
-            Ok(value) => match self.batch("COMMIT") {
+            Ok(value) => match self.control("COMMIT") {
                 Ok(()) => Ok(value),
                 Err(e) => {
                     self.rollback();
@@ -223,13 +242,13 @@ impl Db {
     fn rollback(&mut self) {
         if !self.conn.is_autocommit() {
             // A failed ROLLBACK leaves nothing more to undo; the error that caused it is what gets reported.
-            let _ = self.batch("ROLLBACK");
+            let _ = self.control("ROLLBACK");
         }
     }
 
     /// Commits what `body` wrote and then lets the process die: the unsafe dual write's exit (§2).
     pub fn commit_then_exit(&mut self) -> Result<(), Stop> {
-        self.batch("COMMIT")?;
+        self.control("COMMIT")?;
         self.note("-- process exits before the outbox write (os._exit in the article)".into());
         Err(Stop::UnsafeExit)
     }
