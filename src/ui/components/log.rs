@@ -153,8 +153,10 @@ pub fn EventLog() -> Html {
                 <p class="empty">{ t(lang, "log.empty") }</p>
             }
             <ol class="entries" reversed=true data-testid="event-log">
+                // Keyed by position: a step adds one entry at the top, and Yew inserts one <li> instead of
+                // rewriting every row below it.
                 { for model.entries.iter().enumerate().rev().take(200).map(|(i, e)| html! {
-                    <li value={(i + 1).to_string()} class={classes!("entry", e.report.result.split(':').next().map(str::to_owned))}>
+                    <li key={i} value={(i + 1).to_string()} class={classes!("entry", e.report.result.split(':').next().map(str::to_owned))}>
                         <code translate="no">{ describe(&e.step) }</code>{ " → " }
                         <strong translate="no">{ result_label(&e.report) }</strong>
                         <span class="why">{ format!(" — {}", reason(lang, &e.report)) }</span>
