@@ -13,6 +13,9 @@ use yew::prelude::*;
 
 /// How long one chunk may hold the main thread.
 const CHUNK_MS: f64 = 12.0;
+/// How often the progress line and the matrix are redrawn while a run goes on: each redraw rebuilds the
+/// matrix, and doing it after every chunk doubled the run's time.
+const REDRAW_MS: f64 = 100.0;
 
 #[derive(Default)]
 struct Job {
@@ -22,6 +25,7 @@ struct Job {
     cancelled: bool,
     started_ms: f64,
     finished_ms: Option<f64>,
+    drawn_ms: f64,
 }
 
 #[derive(Clone, PartialEq, Default)]
@@ -120,7 +124,7 @@ pub fn Explorer() -> Html {
 fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
     yield_then(move || {
         let deadline = now_ms() + CHUNK_MS;
-        let (done, total, running, elapsed) = {
+        let (done, total, running, elapsed, redraw) = {
             let mut j = job.borrow_mut();
             while !j.cancelled && j.results.len() < j.plans.len() && now_ms() < deadline {
                 let next = j.results.len();
@@ -136,16 +140,29 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
             if !running && j.finished_ms.is_none() {
                 j.finished_ms = Some(now_ms());
             }
-            let end = j.finished_ms.unwrap_or_else(now_ms);
-            (j.results.len(), j.plans.len(), running, end - j.started_ms)
+            let now = now_ms();
+            let end = j.finished_ms.unwrap_or(now);
+            let redraw = !running || now - j.drawn_ms >= REDRAW_MS;
+            if redraw {
+                j.drawn_ms = now;
+            }
+            (
+                j.results.len(),
+                j.plans.len(),
+                running,
+                end - j.started_ms,
+                redraw,
+            )
         };
-        set.set(Progress {
-            done,
-            total,
-            elapsed_ms: elapsed,
-            running,
-            tick: tick + 1,
-        });
+        if redraw {
+            set.set(Progress {
+                done,
+                total,
+                elapsed_ms: elapsed,
+                running,
+                tick: tick + 1,
+            });
+        }
         if running {
             chunk(job, set, tick + 1);
         }
