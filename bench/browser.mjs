@@ -1,5 +1,7 @@
 // Browser figures for BENCHMARKS.md (issue 6), measured in headless Chromium against the release build:
 // time to interactive, one UI step, the explorer's full run, and the first load's size. Prints JSON.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../e2e/server.mjs';
@@ -13,21 +15,77 @@ const stats = (xs) => {
   return { median: at(0.5), p95: at(0.95), min: s[0], max: s[s.length - 1], samples: s.length };
 };
 
-const server = await serve(path.join(ROOT, 'dist'));
+// Cacheable, as any static host would serve it: the return-visit loads below use the browser's caches.
+const server = await serve(path.join(ROOT, 'dist'), { headers: { 'cache-control': 'max-age=3600' } });
 const browser = await launch();
 const out = {};
 
 // Time to interactive: navigation start → the first render is in the DOM with both databases open.
+// Each load in a new browser profile: a first visit, nothing cached. Also when the files had arrived, when the
+// module started and when the databases were open, to say where the time goes.
 const tti = [];
+const phases = { files: [], start: [], databases: [] };
 for (let i = 0; i < 10; i++) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(server.url);
   await page.waitForFunction(() => performance.getEntriesByName('playground-ready').length > 0);
-  tti.push(await page.evaluate(() => performance.getEntriesByName('playground-ready')[0].startTime));
+  const t = await page.evaluate(() => {
+    const at = (name) => performance.getEntriesByName(name)[0].startTime;
+    const files = Math.max(...performance.getEntriesByType('resource').map((r) => r.responseEnd));
+    return { ready: at('playground-ready'), start: at('playground-start'), databases: at('playground-databases-open'), files };
+  });
+  tti.push(t.ready);
+  for (const k of Object.keys(phases)) phases[k].push(t[k]);
   await context.close();
 }
 out.tti_ms = stats(tti);
+out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, stats(v)]));
+
+// The floor under it: a static copy of the same first screen (the rendered DOM and the stylesheet, no script,
+// no wasm), loaded the same way; its first contentful paint is what the page would cost with nothing to run.
+{
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.getByTestId('lane').waitFor();
+  const body = await page.evaluate(() => document.body.innerHTML);
+  await context.close();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'playground-static-'));
+  const css = fs.readdirSync(path.join(ROOT, 'dist')).find((f) => f.endsWith('.css'));
+  fs.copyFileSync(path.join(ROOT, 'dist', css), path.join(dir, css));
+  fs.writeFileSync(path.join(dir, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="stylesheet" href="${css}"></head><body>${body}</body></html>`);
+  const stat = await serve(dir);
+  const fcp = [];
+  for (let i = 0; i < 10; i++) {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    await p.goto(stat.url);
+    await p.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0);
+    fcp.push(await p.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0].startTime));
+    await ctx.close();
+  }
+  await stat.close();
+  fs.rmSync(dir, { recursive: true });
+  out.static_fcp_ms = stats(fcp);
+}
+
+// The same on a return visit: one browser profile, so the HTTP cache and V8's cache of the compiled module
+// (written a moment after a module has run) are warm. The first load primes them and is not counted.
+{
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const warm = [];
+  for (let i = 0; i <= 10; i++) {
+    await page.goto(`${server.url}?visit=${i}`);
+    await page.waitForFunction(() => performance.getEntriesByName('playground-ready').length > 0);
+    if (i > 0) warm.push(await page.evaluate(() => performance.getEntriesByName('playground-ready')[0].startTime));
+    await page.waitForTimeout(2500);
+  }
+  await context.close();
+  out.tti_warm_ms = stats(warm);
+}
 
 // One UI step: click → the reducer, SQLite and Yew's re-render, measured in the page up to the next task.
 {
@@ -36,7 +94,7 @@ out.tti_ms = stats(tti);
   await page.goto(server.url);
   await page.getByTestId('lane').waitFor();
   const samples = [];
-  for (let round = 0; round < 12; round++) {
+  for (let round = 0; round < 24; round++) {
     await page.getByTestId('reset').click();
     await page.getByTestId('order-312').click();
     for (const id of ['deliver-next', 'apply-A', 'deliver-next', 'apply-A', 'apply-A', 'deliver-next', 'apply-A', 'apply-A']) {
@@ -52,8 +110,11 @@ out.tti_ms = stats(tti);
   out.step_ms = stats(samples);
 
   // The explorer's full run: all orders × all boundaries × both consumers, at once (the wasm core's pace) …
+  // The first run also pays for compiling the code it reaches; the figure is the median of the fifteen after.
+  const first = await page.evaluate(() => window.wasmBindings.bench_explorer());
+  out.explorer_first_ms = first[0];
   const runs = [];
-  for (let i = 0; i < 5; i++) runs.push(await page.evaluate(() => window.wasmBindings.bench_explorer()));
+  for (let i = 0; i < 15; i++) runs.push(await page.evaluate(() => window.wasmBindings.bench_explorer()));
   out.explorer_wasm_ms = stats(runs.map((r) => r[0]));
   out.explorer_runs = runs[0][1];
   out.explorer_wasm_runs_per_s = stats(runs.map((r) => (r[1] * 1000) / r[0]));

@@ -82,7 +82,10 @@ mod native {
             .collect();
         let t0 = Instant::now();
         for (flow, event) in &ids {
-            conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+            // Cached like the core's own BEGIN and COMMIT, so the comparison is statement for statement.
+            conn.prepare_cached("BEGIN IMMEDIATE")
+                .and_then(|mut s| s.execute([]))
+                .expect("begin");
             conn.prepare_cached(
                 "INSERT INTO flow(flow_id, seq, state, amount) VALUES(?1, 1, 'reserved', 3)",
             )
@@ -93,7 +96,9 @@ mod native {
             )
             .and_then(|mut s| s.execute([event, flow, &body.to_owned()]))
             .expect("outbox");
-            conn.execute_batch("COMMIT").expect("commit");
+            conn.prepare_cached("COMMIT")
+                .and_then(|mut s| s.execute([]))
+                .expect("commit");
         }
         t0.elapsed().as_secs_f64() * 1e6 / TXNS as f64
     }
@@ -115,8 +120,12 @@ mod native {
             bare.push(b);
             ratio.push(c / b);
         }
+        let steps: usize = explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], false)
+            .map(|plans| plans.iter().map(|p| p.trace().steps.len()).sum())
+            .unwrap_or(0);
         let out = serde_json::json!({
             "explorer_runs": runs,
+            "explorer_steps": steps,
             "explorer_ms": stats(explorer.clone()),
             "explorer_runs_per_s": stats(explorer.iter().map(|ms| runs as f64 * 1000.0 / ms).collect()),
             "core_us_per_txn": stats(core),
