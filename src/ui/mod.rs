@@ -219,6 +219,52 @@ pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
     }
 }
 
+/// Time travel to step `n`: at once when it replays few steps, else in slices with progress, on fresh databases
+/// (the page's session stays as it is until the replay is done).
+pub fn seek(handle: Ctx, n: usize) {
+    let model = &*handle;
+    let n = n.min(model.entries.len());
+    let replay = if n >= model.pos { n - model.pos } else { n };
+    if replay <= CHUNKED_STEPS {
+        cancel_loads();
+        handle.dispatch(state::Action::Seek(n));
+        return;
+    }
+    let generation = cancel_loads();
+    match model.seeker(n, false) {
+        Ok(seeker) => {
+            handle.dispatch(state::Action::Loading(Some(seeker.progress())));
+            seek_slices(handle, seeker, generation);
+        }
+        Err(e) => handle.dispatch(state::Action::Error(e)),
+    }
+}
+
+fn seek_slices(handle: Ctx, mut seeker: state::Seeker, generation: u64) {
+    yield_then(move || {
+        if LOAD_GENERATION.with(|g| g.get()) != generation {
+            return;
+        }
+        let deadline = now_ms() + 12.0;
+        let mut done = false;
+        while !done && now_ms() < deadline {
+            match seeker.step_once() {
+                Ok(d) => done = d,
+                Err(e) => {
+                    handle.dispatch(state::Action::Error(e));
+                    return;
+                }
+            }
+        }
+        if done {
+            handle.dispatch(state::Action::Replace(Box::new(seeker.finish())));
+        } else {
+            handle.dispatch(state::Action::Loading(Some(seeker.progress())));
+            seek_slices(handle, seeker, generation);
+        }
+    });
+}
+
 thread_local! {
     static LOAD_GENERATION: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }

@@ -87,6 +87,63 @@ pub struct Preset {
     pub mismatches: Vec<String>,
 }
 
+/// Time travel in progress to step `n`: forward runs the next steps on the current session; backward replays the
+/// first `n` on fresh databases. A slice at a time when there are many. Only the last step's SQL is logged (the
+/// panel shows no more), which also keeps the replay free of formatting.
+pub struct Seeker {
+    model: Model,
+    session: Rc<RefCell<Session>>,
+    n: usize,
+    next: usize,
+    before: Rc<Snapshot>,
+    sql: Vec<SqlLine>,
+}
+
+impl Seeker {
+    /// Runs one step; `true` once the `n` steps have run.
+    pub fn step_once(&mut self) -> Result<bool, String> {
+        if self.next >= self.n {
+            return Ok(true);
+        }
+        let mut session = self.session.borrow_mut();
+        if self.next + 1 == self.n {
+            self.before = Rc::new(session.snapshot()?);
+            session.set_sql_logging(true);
+        }
+        self.sql = session.step(&self.model.entries[self.next].step).sql;
+        self.next += 1;
+        Ok(self.next >= self.n)
+    }
+
+    /// Steps done and steps in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.n)
+    }
+
+    /// The model at step `n`, its tables read back from SQLite; the steps after it stay for going forward.
+    pub fn finish(self) -> Model {
+        let Seeker {
+            mut model,
+            session,
+            n,
+            before,
+            sql,
+            ..
+        } = self;
+        session.borrow_mut().set_sql_logging(true);
+        if n != model.pos {
+            model.sql = Rc::new(sql);
+            model.before = before;
+        }
+        model.session = session;
+        model.pos = n;
+        model.down = None;
+        model.reload();
+        model.refill_lane();
+        model
+    }
+}
+
 /// A trace being replayed into a fresh model, a slice at a time, so a 10,000-step trace never freezes the page.
 pub struct Loader {
     fresh: Model,
@@ -359,25 +416,33 @@ impl Model {
 
     /// Replays the first `n` steps on fresh databases (deterministic), keeping the future for forward.
     fn seek(&mut self, n: usize) -> Result<(), String> {
-        let n = n.min(self.entries.len());
-        let mut session = Session::new(self.setup)?;
-        session.set_sql_logging(true);
-        let mut before = Rc::new(session.snapshot()?);
-        let mut sql = Vec::new();
-        for (i, entry) in self.entries[..n].iter().enumerate() {
-            if i + 1 == n {
-                before = Rc::new(session.snapshot()?);
-            }
-            sql = session.step(&entry.step).sql;
-        }
-        self.session = Rc::new(RefCell::new(session));
-        self.pos = n;
-        self.sql = Rc::new(sql);
-        self.down = None;
-        self.reload();
-        self.before = before;
-        self.refill_lane();
+        let mut seeker = self.seeker(n, true)?;
+        while !seeker.step_once()? {}
+        *self = seeker.finish();
         Ok(())
+    }
+
+    /// Time travel to step `n` that can run a few steps at a time ([`Seeker`]), like a long load. With
+    /// `continue_forward`, a step forward continues the current session (it is exactly the first `pos` steps
+    /// replayed); only for a seek run at once, since the page keeps using that session meanwhile otherwise.
+    pub fn seeker(&self, n: usize, continue_forward: bool) -> Result<Seeker, String> {
+        let n = n.min(self.entries.len());
+        let (session, next) = if continue_forward && n >= self.pos {
+            self.session.borrow_mut().set_sql_logging(false);
+            (self.session.clone(), self.pos)
+        } else {
+            let mut fresh = Session::new(self.setup)?;
+            fresh.set_sql_logging(false);
+            (Rc::new(RefCell::new(fresh)), 0)
+        };
+        Ok(Seeker {
+            model: self.clone(),
+            session,
+            n,
+            next,
+            before: self.before.clone(),
+            sql: Vec::new(),
+        })
     }
 
     /// A fresh session that has run `trace`, all at once (presets and short traces).

@@ -78,8 +78,16 @@ pub fn Playground(props: &Props) -> Html {
                             return;
                         }
                         let action = match e.key().as_str() {
-                            "[" => Some(Action::Seek(model.pos.saturating_sub(1))),
-                            "]" => Some(Action::Seek(model.pos + 1)),
+                            "[" | "]" => {
+                                e.prevent_default();
+                                let to = if e.key() == "[" {
+                                    model.pos.saturating_sub(1)
+                                } else {
+                                    model.pos + 1
+                                };
+                                crate::ui::seek(model.clone(), to);
+                                None
+                            }
                             "n" => Some(Action::DeliverNext),
                             "p" => Some(Action::ProcessAll),
                             _ => None,

@@ -2,7 +2,6 @@
 //! on fresh databases; acting from a past position starts a new branch.
 
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Action;
 use crate::ui::Ctx;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -16,14 +15,14 @@ pub fn Timeline() -> Html {
     let (pos, len) = (model.pos, model.entries.len());
     let seek = |to: usize| {
         let model = model.clone();
-        Callback::from(move |_: MouseEvent| model.dispatch(Action::Seek(to)))
+        Callback::from(move |_: MouseEvent| crate::ui::seek(model.clone(), to))
     };
     let on_scrub = {
         let model = model.clone();
         Callback::from(move |e: InputEvent| {
             let input = e.target_unchecked_into::<HtmlInputElement>();
             if let Ok(n) = input.value().parse::<usize>() {
-                model.dispatch(Action::Seek(n));
+                crate::ui::seek(model.clone(), n);
             }
         })
     };
