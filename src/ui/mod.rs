@@ -234,35 +234,10 @@ pub fn seek(handle: Ctx, n: usize) {
     match model.seeker(n, false) {
         Ok(seeker) => {
             handle.dispatch(state::Action::Loading(Some(seeker.progress())));
-            seek_slices(handle, seeker, generation);
+            replay_slices(handle, seeker, generation);
         }
         Err(e) => handle.dispatch(state::Action::Error(e)),
     }
-}
-
-fn seek_slices(handle: Ctx, mut seeker: state::Seeker, generation: u64) {
-    yield_then(move || {
-        if LOAD_GENERATION.with(|g| g.get()) != generation {
-            return;
-        }
-        let deadline = now_ms() + 12.0;
-        let mut done = false;
-        while !done && now_ms() < deadline {
-            match seeker.step_once() {
-                Ok(d) => done = d,
-                Err(e) => {
-                    handle.dispatch(state::Action::Error(e));
-                    return;
-                }
-            }
-        }
-        if done {
-            handle.dispatch(state::Action::Replace(Box::new(seeker.finish())));
-        } else {
-            handle.dispatch(state::Action::Loading(Some(seeker.progress())));
-            seek_slices(handle, seeker, generation);
-        }
-    });
 }
 
 thread_local! {
@@ -277,7 +252,9 @@ pub fn cancel_loads() -> u64 {
     })
 }
 
-fn replay_slices(handle: Ctx, mut loader: state::Loader, generation: u64) {
+/// Runs a [`state::Replay`] about 12 ms at a time between browser tasks, showing its progress, until it is done
+/// (then its model replaces the page's) or a newer load, seek or reset supersedes it.
+fn replay_slices(handle: Ctx, mut replay: impl state::Replay + 'static, generation: u64) {
     yield_then(move || {
         if LOAD_GENERATION.with(|g| g.get()) != generation {
             return;
@@ -285,13 +262,19 @@ fn replay_slices(handle: Ctx, mut loader: state::Loader, generation: u64) {
         let deadline = now_ms() + 12.0;
         let mut done = false;
         while !done && now_ms() < deadline {
-            done = loader.step_once();
+            match replay.step_once() {
+                Ok(d) => done = d,
+                Err(e) => {
+                    handle.dispatch(state::Action::Error(e));
+                    return;
+                }
+            }
         }
         if done {
-            handle.dispatch(state::Action::Replace(Box::new(loader.finish())));
+            handle.dispatch(state::Action::Replace(Box::new(replay.finish())));
         } else {
-            handle.dispatch(state::Action::Loading(Some(loader.progress())));
-            replay_slices(handle, loader, generation);
+            handle.dispatch(state::Action::Loading(Some(replay.progress())));
+            replay_slices(handle, replay, generation);
         }
     });
 }

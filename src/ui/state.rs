@@ -87,6 +87,40 @@ pub struct Preset {
     pub mismatches: Vec<String>,
 }
 
+/// A replay the page runs a slice at a time: a long load ([`Loader`]) or time travel ([`Seeker`]).
+pub trait Replay {
+    /// Runs one step; `Ok(true)` once every step has run.
+    fn step_once(&mut self) -> Result<bool, String>;
+    /// Steps done and steps in all.
+    fn progress(&self) -> (usize, usize);
+    /// The model at the end of the replay.
+    fn finish(self) -> Model;
+}
+
+impl Replay for Loader {
+    fn step_once(&mut self) -> Result<bool, String> {
+        Ok(Loader::step_once(self))
+    }
+    fn progress(&self) -> (usize, usize) {
+        Loader::progress(self)
+    }
+    fn finish(self) -> Model {
+        Loader::finish(self)
+    }
+}
+
+impl Replay for Seeker {
+    fn step_once(&mut self) -> Result<bool, String> {
+        Seeker::step_once(self)
+    }
+    fn progress(&self) -> (usize, usize) {
+        Seeker::progress(self)
+    }
+    fn finish(self) -> Model {
+        Seeker::finish(self)
+    }
+}
+
 /// Time travel in progress to step `n`: forward runs the next steps on the current session; backward replays the
 /// first `n` on fresh databases. A slice at a time when there are many. Only the last step's SQL is logged (the
 /// panel shows no more), which also keeps the replay free of formatting.
