@@ -128,12 +128,36 @@ test('a 10,000-step trace replays in slices, without freezing, within 64 MiB of 
   assert.ok([...travelled].some((text) => /of 5000/.test(text)), `time-travel progress seen: ${[...travelled].join(' | ')}`);
   assert.equal(await page.getByTestId('position').innerText(), 'after step 5000 of 10000');
   assert.match(await page.getByTestId('projection-A').innerText(), /released · last_seq=3 · held=0/);
+  const tables = () => page.evaluate(() => [...document.querySelectorAll('table')].map((t) => t.innerText).join('\n'));
+  const settle = () => page.getByTestId('loading').waitFor({ state: 'detached' });
+  const at5000 = await tables();
   // One step forward continues the session at once; one back replays again, and lands where it was.
   await page.getByTestId('forward').click();
   assert.equal(await page.getByTestId('position').innerText(), 'after step 5001 of 10000');
+  const continued = await tables();
   await page.getByTestId('back').click();
-  await page.getByTestId('loading').waitFor({ state: 'detached' });
+  await settle();
   assert.equal(await page.getByTestId('position').innerText(), 'after step 5000 of 10000');
+  assert.equal(await tables(), at5000);
+  // Step 5001 replayed from scratch has the very tables the continued session had.
+  await page.getByTestId('timeline').fill('10000');
+  await settle();
+  await page.getByTestId('timeline').fill('5001');
+  await settle();
+  assert.equal(await page.getByTestId('position').innerText(), 'after step 5001 of 10000');
+  assert.equal(await tables(), continued);
+  // A reader's action during a long replay stops it and acts on the page as it is: a new branch at 5001.
+  await page.evaluate(() => {
+    // In one task, so the click lands before the replay's first slice whatever this machine's speed.
+    const range = document.querySelector('[data-testid="timeline"]');
+    range.value = '9000';
+    range.dispatchEvent(new Event('input', { bubbles: true }));
+    document.querySelector('[data-testid="apply-A"]').click();
+  });
+  await settle();
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByTestId('loading').count(), 0);
+  assert.equal(await page.getByTestId('position').innerText(), 'after step 5002 of 5002');
   console.log(`10,000 steps, time travel: longest task ${await page.evaluate(() => window.__longest)} ms`);
   assert.deepEqual(errors, []);
 });

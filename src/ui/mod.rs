@@ -220,13 +220,13 @@ pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
 }
 
 /// Time travel to step `n`: at once when it replays few steps, else in slices with progress, on fresh databases
-/// (the page's session stays as it is until the replay is done).
+/// (the page's session stays as it is until the replay is done; an action taken meanwhile stops the replay and
+/// acts on the page as it is).
 pub fn seek(handle: Ctx, n: usize) {
     let model = &*handle;
     let n = n.min(model.entries.len());
     let replay = if n >= model.pos { n - model.pos } else { n };
     if replay <= CHUNKED_STEPS {
-        cancel_loads();
         handle.dispatch(state::Action::Seek(n));
         return;
     }

@@ -154,23 +154,22 @@ impl Seeker {
         (self.next, self.n)
     }
 
-    /// The model at step `n`, its tables read back from SQLite; the steps after it stay for going forward.
+    /// The model at the step reached (`n`, unless a step failed), its tables read back from SQLite; the steps
+    /// after it stay for going forward.
     pub fn finish(self) -> Model {
         let Seeker {
             mut model,
             session,
-            n,
+            next,
             before,
             sql,
             ..
         } = self;
         session.borrow_mut().set_sql_logging(true);
-        if n != model.pos {
-            model.sql = Rc::new(sql);
-            model.before = before;
-        }
+        model.sql = Rc::new(sql);
+        model.before = before;
         model.session = session;
-        model.pos = n;
+        model.pos = next;
         model.down = None;
         model.reload();
         model.refill_lane();
@@ -448,10 +447,21 @@ impl Model {
         }
     }
 
-    /// Replays the first `n` steps on fresh databases (deterministic), keeping the future for forward.
+    /// Goes to step `n` at once: forward by running the next steps on the current session, back by replaying
+    /// the first `n` on fresh databases (deterministic either way); the future stays for going forward.
     fn seek(&mut self, n: usize) -> Result<(), String> {
         let mut seeker = self.seeker(n, true)?;
-        while !seeker.step_once()? {}
+        loop {
+            match seeker.step_once() {
+                Ok(true) => break,
+                Ok(false) => {}
+                Err(e) => {
+                    // A step forward may already have moved the session: show where it stopped.
+                    *self = seeker.finish();
+                    return Err(e);
+                }
+            }
+        }
         *self = seeker.finish();
         Ok(())
     }
@@ -461,20 +471,21 @@ impl Model {
     /// replayed); only for a seek run at once, since the page keeps using that session meanwhile otherwise.
     pub fn seeker(&self, n: usize, continue_forward: bool) -> Result<Seeker, String> {
         let n = n.min(self.entries.len());
-        let (session, next) = if continue_forward && n >= self.pos {
+        let (session, next, before) = if continue_forward && n >= self.pos {
             self.session.borrow_mut().set_sql_logging(false);
-            (self.session.clone(), self.pos)
+            (self.session.clone(), self.pos, self.before.clone())
         } else {
             let mut fresh = Session::new(self.setup)?;
             fresh.set_sql_logging(false);
-            (Rc::new(RefCell::new(fresh)), 0)
+            let before = Rc::new(fresh.snapshot()?);
+            (Rc::new(RefCell::new(fresh)), 0, before)
         };
         Ok(Seeker {
             model: self.clone(),
             session,
             n,
             next,
-            before: self.before.clone(),
+            before,
             sql: Vec::new(),
         })
     }
@@ -570,9 +581,20 @@ impl Reducible for Model {
                 | Action::Error(_)
                 | Action::Loading(_)
         );
+        if let Action::Seek(n) = action {
+            if n.min(m.entries.len()) == m.pos && m.loading.is_none() {
+                return self; // Already there: nothing to replay, the SQL panel keeps the step it shows.
+            }
+        }
         if touches_db {
             m.sql = Rc::new(Vec::new());
             m.notice = None;
+            if !matches!(action, Action::Replace(_)) {
+                // The reader's action supersedes a replay still running in slices (a long load or time
+                // travel): it acts on the page as it is, and the replay stops.
+                crate::ui::cancel_loads();
+                m.loading = None;
+            }
         }
         match action {
             Action::Advance(flow) => {

@@ -1,5 +1,6 @@
-//! Time travel: back, forward and a scrubber over the session's steps. Each position replays the trace prefix
-//! on fresh databases; acting from a past position starts a new branch.
+//! Time travel: back, forward and a scrubber over the session's steps. Going back replays the trace prefix on
+//! fresh databases, a short way forward continues the session (`ui::seek`); acting from a past position starts
+//! a new branch.
 
 use crate::ui::i18n::{t, tf};
 use crate::ui::Ctx;
