@@ -24,16 +24,19 @@ const out = {};
 // Each load in a new browser profile: a first visit, nothing cached. Also when the files had arrived, when the
 // module started and when the databases were open, to say where the time goes.
 const tti = [];
-const phases = { files: [], start: [], databases: [] };
+const phases = { files: [], start: [], databases: [], paint: [] };
 for (let i = 0; i < 10; i++) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(server.url);
-  await page.waitForFunction(() => performance.getEntriesByName('playground-ready').length > 0);
+  await page.waitForFunction(() => performance.getEntriesByName('playground-ready').length > 0
+    && performance.getEntriesByName('first-contentful-paint').length > 0);
   const t = await page.evaluate(() => {
     const at = (name) => performance.getEntriesByName(name)[0].startTime;
     const files = Math.max(...performance.getEntriesByType('resource').map((r) => r.responseEnd));
-    return { ready: at('playground-ready'), start: at('playground-start'), databases: at('playground-databases-open'), files };
+    // The body is empty until the first render, so the first contentful paint is the rendered page's.
+    const paint = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN;
+    return { ready: at('playground-ready'), start: at('playground-start'), databases: at('playground-databases-open'), files, paint };
   });
   tti.push(t.ready);
   for (const k of Object.keys(phases)) phases[k].push(t[k]);
@@ -85,6 +88,24 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
   }
   await context.close();
   out.tti_warm_ms = stats(warm);
+}
+
+// The explorer as a reader first meets it: a fresh page, one click on Run, the run in the page's slices with its
+// progress and matrix; nothing has run the explorer's code before, so it is compiled on the way.
+{
+  const first = [];
+  for (let i = 0; i < 5; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByTestId('lane').waitFor();
+    await page.getByTestId('explorer-run').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="explorer-progress"]')?.dataset.running === 'false',
+      null, { timeout: 120_000 });
+    first.push(Number(await page.getByTestId('explorer-progress').getAttribute('data-elapsed-ms')));
+    await context.close();
+  }
+  out.explorer_first_click_ms = stats(first);
 }
 
 // One UI step: click → the reducer, SQLite and Yew's re-render, measured in the page up to the next task.
