@@ -223,6 +223,7 @@ pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
 /// (the page's session stays as it is until the replay is done; an action taken meanwhile stops the replay and
 /// acts on the page as it is).
 pub fn seek(handle: Ctx, n: usize) {
+    use state::Replay;
     let model = &*handle;
     let n = n.min(model.entries.len());
     let replay = if n >= model.pos { n - model.pos } else { n };

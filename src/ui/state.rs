@@ -109,18 +109,6 @@ impl Replay for Loader {
     }
 }
 
-impl Replay for Seeker {
-    fn step_once(&mut self) -> Result<bool, String> {
-        Seeker::step_once(self)
-    }
-    fn progress(&self) -> (usize, usize) {
-        Seeker::progress(self)
-    }
-    fn finish(self) -> Model {
-        Seeker::finish(self)
-    }
-}
-
 /// Time travel in progress to step `n`: forward runs the next steps on the current session; backward replays the
 /// first `n` on fresh databases. A slice at a time when there are many. Only the last step's SQL is logged (the
 /// panel shows no more), which also keeps the replay free of formatting.
@@ -133,9 +121,9 @@ pub struct Seeker {
     sql: Vec<SqlLine>,
 }
 
-impl Seeker {
+impl Replay for Seeker {
     /// Runs one step; `true` once the `n` steps have run.
-    pub fn step_once(&mut self) -> Result<bool, String> {
+    fn step_once(&mut self) -> Result<bool, String> {
         if self.next >= self.n {
             return Ok(true);
         }
@@ -150,13 +138,13 @@ impl Seeker {
     }
 
     /// Steps done and steps in all.
-    pub fn progress(&self) -> (usize, usize) {
+    fn progress(&self) -> (usize, usize) {
         (self.next, self.n)
     }
 
     /// The model at the step reached (`n`, unless a step failed), its tables read back from SQLite; the steps
     /// after it stay for going forward.
-    pub fn finish(self) -> Model {
+    fn finish(self) -> Model {
         let Seeker {
             mut model,
             session,
@@ -451,19 +439,16 @@ impl Model {
     /// the first `n` on fresh databases (deterministic either way); the future stays for going forward.
     fn seek(&mut self, n: usize) -> Result<(), String> {
         let mut seeker = self.seeker(n, true)?;
-        loop {
+        let result = loop {
             match seeker.step_once() {
-                Ok(true) => break,
+                Ok(true) => break Ok(()),
                 Ok(false) => {}
-                Err(e) => {
-                    // A step forward may already have moved the session: show where it stopped.
-                    *self = seeker.finish();
-                    return Err(e);
-                }
+                Err(e) => break Err(e),
             }
-        }
+        };
+        // After a failed step too: a step forward may already have moved the session, so show where it is.
         *self = seeker.finish();
-        Ok(())
+        result
     }
 
     /// Time travel to step `n` that can run a few steps at a time ([`Seeker`]), like a long load. With
