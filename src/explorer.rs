@@ -98,9 +98,14 @@ impl Plan {
     }
 }
 
-/// For a clean run of `order`, the boundaries each step crosses: where a crash can fire.
-pub fn reachable(ordering: Ordering, order: &[&str]) -> Result<Vec<Vec<Boundary>>, String> {
-    let mut session = Session::new(ConsumerSetup {
+/// For a clean run of `order` on `session` (emptied first), the boundaries each step crosses: where a crash
+/// can fire.
+pub fn reachable(
+    session: &mut Session,
+    ordering: Ordering,
+    order: &[&str],
+) -> Result<Vec<Vec<Boundary>>, String> {
+    session.reset(ConsumerSetup {
         ordering,
         support_v2: false,
     })?;
@@ -117,9 +122,11 @@ pub fn reachable(ordering: Ordering, order: &[&str]) -> Result<Vec<Vec<Boundary>
 /// Every run of the explorer, grouped in the matrix's order (consumer, order, boundary, step).
 pub fn plans(orderings: &[Ordering], extended: bool) -> Result<Vec<Plan>, String> {
     let mut out = Vec::new();
+    // One pair of databases for every clean run, emptied between them, as the Runner does.
+    let mut session = Session::new(ConsumerSetup::default())?;
     for &ordering in orderings {
         for order in orders(extended) {
-            let reach = reachable(ordering, &order)?;
+            let reach = reachable(&mut session, ordering, &order)?;
             for boundary in Boundary::ALL {
                 for (crash_step, passed) in reach.iter().enumerate() {
                     if passed.contains(&boundary) {

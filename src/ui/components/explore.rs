@@ -63,6 +63,8 @@ pub fn Explorer() -> Html {
         let progress = progress.clone();
         let extended = *extended;
         Callback::from(move |_| {
+            // The elapsed time the page shows includes learning where each boundary can fire.
+            let started_ms = now_ms();
             let plans = match explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], extended) {
                 Ok(p) => p,
                 Err(_) => return,
@@ -71,7 +73,7 @@ pub fn Explorer() -> Html {
                 let mut j = job.borrow_mut();
                 *j = Job {
                     plans,
-                    started_ms: now_ms(),
+                    started_ms,
                     ..Job::default()
                 };
             }
