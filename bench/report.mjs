@@ -76,8 +76,9 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   instead of \`-Oz\` (measured with \`opt-level = "s"\` for the whole module: ~5 % faster, +44 KB gzip — the
   size budget pulls the other way). The page's own run yields to the browser every ~12 ms and redraws the
   matrix every 100 ms. A reader's first click takes longer still (${f(b.explorer_first_click_ms.median, 0)} ms): it learns the
-  reachable boundaries (twelve clean runs) and runs V8's baseline code until the hot functions are optimised,
-  about twice as slow. What would move that: less code on the path (the same levers as above).
+  reachable boundaries (twelve clean runs) and runs V8's baseline code until the hot functions are optimised
+  (the first direct run on a page is slower in the same way). What would move that: less code on the path
+  (the same levers as above), or running a little of the explorer's work while the page is idle after load.
 - **wasm vs native.** Both run the same Rust over SQLite with 1 KiB pages; the wasm build is compiled for size
   (\`-Oz\`), allocates through dlmalloc instead of glibc, and its memory copies cross the wasm sandbox's bounds
   checks. The ratio moves with the machine's noise more than any other figure, because it divides two noisy
