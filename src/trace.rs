@@ -116,6 +116,31 @@ impl Step {
     }
 
     /// The same step set to exit at `boundary` (steps that cannot carry `crash_at` are returned unchanged).
+    /// The same transition written the article's unsafe way (§2): an `advance` becomes `unsafe_dual_write`;
+    /// any other step is returned as it is.
+    pub fn into_unsafe_dual_write(self) -> Step {
+        match self {
+            Step::Advance {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                crash_at,
+            } => Step::UnsafeDualWrite {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                crash_at,
+            },
+            other => other,
+        }
+    }
+
     pub fn with_crash_at(mut self, boundary: Option<Boundary>) -> Step {
         match &mut self {
             Step::Advance { crash_at, .. }
@@ -558,26 +583,19 @@ fn step_from_value(raw: Value) -> Result<Step, String> {
                 None => return Err("missing field `payload`".into()),
             };
             let crash_at = crash(take("crash_at"))?;
+            let advance = Step::Advance {
+                flow,
+                event_id,
+                expected_seq,
+                kind,
+                schema,
+                payload,
+                crash_at,
+            };
             if op == "advance" {
-                Step::Advance {
-                    flow,
-                    event_id,
-                    expected_seq,
-                    kind,
-                    schema,
-                    payload,
-                    crash_at,
-                }
+                advance
             } else {
-                Step::UnsafeDualWrite {
-                    flow,
-                    event_id,
-                    expected_seq,
-                    kind,
-                    schema,
-                    payload,
-                    crash_at,
-                }
+                advance.into_unsafe_dual_write()
             }
         }
         "relay" => Step::Relay {

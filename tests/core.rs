@@ -139,11 +139,7 @@ both! {
     }
 
     fn unsafe_dual_write_leaves_state_without_outbox() {
-        let unsafe_step = match advance("A", 1) {
-            Step::Advance { flow, event_id, expected_seq, kind, schema, payload, crash_at } =>
-                Step::UnsafeDualWrite { flow, event_id, expected_seq, kind, schema, payload, crash_at },
-            other => other,
-        };
+        let unsafe_step = advance("A", 1).into_unsafe_dual_write();
         let (got, doc) = run(strict(), &[unsafe_step, relay(None)]);
         assert_eq!(got, words(&["crashed", "idle"]));
         assert_eq!(doc.producer.flow.len(), 1);
@@ -356,11 +352,7 @@ both! {
         let report = session.step(&relay(None).with_crash_at(Some(Boundary::ReceiveAfterInsert)));
         assert_eq!((report.result.as_str(), report.crash), ("idle", Some("not_reached")));
         // The unsafe dual write exits on its own before any later boundary: crashed, and not reached.
-        let unsafe_step = match advance("A", 1) {
-            Step::Advance { flow, event_id, expected_seq, kind, schema, payload, .. } =>
-                Step::UnsafeDualWrite { flow, event_id, expected_seq, kind, schema, payload, crash_at: Some(Boundary::ApplyAfterCommit) },
-            other => other,
-        };
+        let unsafe_step = advance("A", 1).into_unsafe_dual_write().with_crash_at(Some(Boundary::ApplyAfterCommit));
         let report = session.step(&unsafe_step);
         assert_eq!((report.result.as_str(), report.boundary, report.crash), ("crashed", None, Some("not_reached")));
     }

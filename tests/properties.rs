@@ -77,34 +77,11 @@ fn injected() -> impl Strategy<Value = Step> {
     })
 }
 
-/// The article's unsafe dual write (§2): the state commits, the process exits before the outbox write.
-fn unsafe_dual_write() -> impl Strategy<Value = Step> {
-    advance().prop_map(|step| match step {
-        Step::Advance {
-            flow,
-            event_id,
-            expected_seq,
-            kind,
-            schema,
-            payload,
-            crash_at,
-        } => Step::UnsafeDualWrite {
-            flow,
-            event_id,
-            expected_seq,
-            kind,
-            schema,
-            payload,
-            crash_at,
-        },
-        other => other,
-    })
-}
-
 fn step() -> impl Strategy<Value = Step> {
     let plain = prop_oneof![
         5 => advance(),
-        1 => unsafe_dual_write(),
+        // The article's unsafe dual write (§2): the state commits, the process exits before the outbox write.
+        1 => advance().prop_map(Step::into_unsafe_dual_write),
         4 => Just(Step::relay(None)),
         3 => (flow(), 1..=3i64).prop_map(|(f, n)| Step::relay(Some(&format!("{f}{n}")))),
         1 => injected(),
