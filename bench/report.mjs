@@ -78,7 +78,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   matrix every 100 ms. A reader's first click takes longer still (${f(b.explorer_first_click_ms.median, 0)} ms): it learns the
   reachable boundaries (twelve clean runs) and runs V8's baseline code until the hot functions are optimised
   (the first direct run on a page is slower in the same way). What would move that: less code on the path
-  (the same levers as above), or running a little of the explorer's work while the page is idle after load.
+  (the same levers as above). Learning the plans while the page is idle after load, so the click only runs
+  them, was measured and did not help (576 → 536 ms over five pages each, within the noise).
 - **wasm vs native.** Both run the same Rust over SQLite with 1 KiB pages; the wasm build is compiled for size
   (\`-Oz\`), allocates through dlmalloc instead of glibc, and its memory copies cross the wasm sandbox's bounds
   checks. The ratio moves with the machine's noise more than any other figure, because it divides two noisy
