@@ -407,7 +407,8 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
     })
 }
 
-const OPS: [&str; 9] = [
+/// Every step op a trace may name.
+pub const OPS: [&str; 9] = [
     "advance",
     "unsafe_dual_write",
     "relay",
@@ -476,16 +477,7 @@ fn step_from_value(raw: Value) -> Result<Step, String> {
             protocol::json_type(&raw)
         ));
     };
-    let op = match map.remove("op") {
-        Some(Value::String(op)) => op,
-        Some(other) => {
-            return Err(format!(
-                "field `op` must be a string, got {}",
-                protocol::json_type(&other)
-            ))
-        }
-        None => return Err("missing field `op`".into()),
-    };
+    let op = string("op", map.remove("op"))?;
     let fields: &[&str] = match op.as_str() {
         "advance" | "unsafe_dual_write" => &[
             "flow",

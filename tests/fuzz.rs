@@ -157,21 +157,9 @@ fn structured_trace(rng: &mut Rng) -> String {
     let n = rng.below(8);
     let steps: Vec<String> = (0..n)
         .map(|_| {
-            let mut fields = vec![format!(
-                "\"op\":\"{}\"",
-                rng.pick(&[
-                    "advance",
-                    "unsafe_dual_write",
-                    "relay",
-                    "receive",
-                    "apply",
-                    "process_all",
-                    "set_support_v2",
-                    "inject_fault",
-                    "clear_fault",
-                    "bogus",
-                ])
-            )];
+            // Every op a trace may name, and one it may not.
+            let ops: Vec<&str> = trace::OPS.iter().copied().chain(["bogus"]).collect();
+            let mut fields = vec![format!("\"op\":\"{}\"", rng.pick(&ops))];
             for _ in 0..rng.below(7) {
                 fields.push(format!("\"{}\":{}", rng.pick(KEYS), json_value(rng, 1)));
             }
