@@ -7,6 +7,8 @@
 pub mod experiments;
 pub mod explorer;
 pub mod protocol;
+#[cfg(unix)]
+pub mod real;
 pub mod share;
 pub mod trace;
 

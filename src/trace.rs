@@ -16,6 +16,9 @@ pub const MAX_STEPS: usize = 10_000;
 pub const MAX_TRACE_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_PROCESS_LIMIT: u32 = 1000;
 pub const MAX_PROCESS_LIMIT: i64 = 1_000_000;
+/// The result of a step that waited for another process's write lock past the busy timeout and wrote nothing.
+/// Only a session on real files shared by real processes (the CLI's `race` and `soak`) can report it.
+pub const BUSY: &str = "busy";
 
 /// One step of a trace, exactly as TRACE.md spells it. Read by [`step_from_value`] (hand-written: serde's
 /// derive for an internally tagged enum weighed 24 KB of the page), written by serde.
@@ -707,6 +710,25 @@ impl Session {
         Ok(Session { system })
     }
 
+    /// A session on the two database files in `dir`, shared with other real processes (the CLI's workers).
+    pub fn open_files(
+        setup: ConsumerSetup,
+        dir: &std::path::Path,
+        store: protocol::db::Store,
+    ) -> Result<Session, String> {
+        let config = ConsumerConfig {
+            ordering: setup.ordering,
+            support_v2: setup.support_v2,
+        };
+        let system = System::open_files(dir, store, config).map_err(stop_message)?;
+        Ok(Session { system })
+    }
+
+    /// Reaching an armed boundary ends the process with `hook` (see [`System::set_exit_hook`]).
+    pub fn set_exit_hook(&mut self, hook: protocol::db::ExitHook) {
+        self.system.set_exit_hook(hook);
+    }
+
     /// Logs every statement each step runs into its report (the UI's SQL panel).
     pub fn set_sql_logging(&mut self, on: bool) {
         self.system.set_logging(on);
@@ -884,12 +906,18 @@ fn finish(op: &'static str, r: Result<StepReport, Stop>) -> StepReport {
             rep.message = Some(message);
             rep
         }
+        // Only real files shared by real processes answer this (never a trace on the page's databases).
+        Err(Stop::Busy(message)) => {
+            let mut rep = StepReport::new(op, BUSY);
+            rep.message = Some(message);
+            rep
+        }
     }
 }
 
 fn stop_message(stop: Stop) -> String {
     match stop {
-        Stop::Sql(m) => m,
+        Stop::Sql(m) | Stop::Busy(m) => m,
         Stop::Crash(b) => format!("crashed at {b}"),
         Stop::UnsafeExit => "crashed".into(),
     }

@@ -1,10 +1,16 @@
-//! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document.
+//! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document;
+//! `crash-real`, `race` and `soak` run the protocol in real processes on real files (Unix).
 
 use outbox_playground::{experiments, trace};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: experiments --check | experiments replay FILE (or - for stdin)";
+const USAGE: &str = "usage: experiments --check
+       experiments replay FILE (or - for stdin)
+       experiments crash-real --dir DIR
+       experiments race --dir DIR [--processes 6] [--rounds 10]
+       experiments soak --dir DIR [--seconds 10] [--workers 4] [--flows 1000] [--seed N]
+                       [--producer atomic|unsafe_dual_write]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,11 +22,42 @@ fn main() -> ExitCode {
     {
         ["--check"] => check(),
         ["replay", path] => replay(path),
+        [command @ ("crash-real" | "race" | "soak" | "worker"), ..] => real(command, &args[1..]),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Real processes on real files: exit 0 when every check holds, 1 when one fails, 2 for bad arguments.
+#[cfg(unix)]
+fn real(command: &str, args: &[String]) -> ExitCode {
+    use outbox_playground::real::{self, Error};
+    let outcome = match command {
+        "crash-real" => real::crash::main(args),
+        "race" => real::race::main(args),
+        "soak" => real::soak::main(args),
+        _ => return real::worker::main(args),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(Error::Usage(message)) => {
+            eprintln!("experiments {command}: {message}");
+            ExitCode::from(2)
+        }
+        Err(Error::Run(message)) => {
+            eprintln!("experiments {command}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn real(command: &str, _: &[String]) -> ExitCode {
+    eprintln!("experiments {command}: real processes need a Unix system");
+    ExitCode::from(2)
 }
 
 /// Prints a line; a closed pipe (`| head`) ends the output quietly instead of panicking.

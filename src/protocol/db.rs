@@ -10,6 +10,7 @@ use rusqlite::{Connection, OpenFlags, Row};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::rc::Rc;
+use std::time::Duration;
 
 /// The SQL log both databases of a process write to, so the panel shows statements in the order they ran.
 pub type SqlLog = Rc<RefCell<Vec<SqlLine>>>;
@@ -40,13 +41,37 @@ pub enum Stop {
     UnsafeExit,
     /// An SQL error; the transaction has been rolled back and the message is reported, never hidden (§8).
     Sql(String),
+    /// Another process held the write lock past the busy timeout (`SQLITE_BUSY`). Only real files shared by
+    /// real processes can answer this; nothing was written, and it is never a success.
+    Busy(String),
 }
 
 impl From<rusqlite::Error> for Stop {
     fn from(e: rusqlite::Error) -> Self {
-        Stop::Sql(e.to_string())
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                Stop::Busy(e.to_string())
+            }
+            _ => Stop::Sql(e.to_string()),
+        }
     }
 }
+
+/// Where a system's two databases live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// `file:/name?vfs=memdb` databases that live as long as their "disk" connections: the page, the tests,
+    /// the explorer. A process exit is a dropped connection.
+    Memory,
+    /// Real files shared by real processes (the CLI's `crash-real`, `race` and `soak`): WAL,
+    /// `synchronous=FULL`, and a busy timeout for the write lock. A process exit is a real one.
+    Files { busy_timeout: Duration },
+}
+
+/// What a process does where it is to exit — at its armed boundary, or at the unsafe dual write's built-in
+/// exit — instead of returning [`Stop::Crash`] or [`Stop::UnsafeExit`]: a real worker exits right there
+/// (`_exit`), any transaction still open, and the operating system closes its files.
+pub type ExitHook = fn() -> !;
 
 /// One line of the SQL panel: which database ran which statement, values inlined.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -80,6 +105,32 @@ pub fn open(uri: &str) -> Result<Connection, rusqlite::Error> {
     )
 }
 
+/// Opens a connection to `location` in `store`: a memdb URI, or a file path that is put in WAL mode with
+/// `synchronous=FULL` (every commit is on disk before it returns, as in the article's kit) and a busy timeout.
+pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Error> {
+    match store {
+        Store::Memory => open(location),
+        Store::Files { busy_timeout } => {
+            let conn = Connection::open_with_flags(
+                location,
+                OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_CREATE
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            conn.busy_timeout(busy_timeout)?;
+            let mode: String =
+                conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(rusqlite::Error::InvalidParameterName(format!(
+                    "{location}: journal_mode is {mode}, not wal"
+                )));
+            }
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            Ok(conn)
+        }
+    }
+}
+
 /// A statement parameter that can also be printed into the SQL log.
 #[derive(Clone, Copy, Debug)]
 pub enum P<'a> {
@@ -106,17 +157,24 @@ pub struct Db {
     pub log: Option<SqlLog>,
     /// Every boundary this process crossed, in order (the explorer learns from a clean run where each can fire).
     pub passed: Vec<Boundary>,
+    /// Set by a real worker process: reaching the armed boundary ends the process there and then.
+    pub exit_hook: Option<ExitHook>,
 }
 
 impl Db {
     pub fn open(uri: &str, role: Role) -> Result<Db, Stop> {
-        let conn = open(uri)?;
+        Db::open_in(uri, Store::Memory, role)
+    }
+
+    pub fn open_in(location: &str, store: Store, role: Role) -> Result<Db, Stop> {
+        let conn = open_in(location, store)?;
         Ok(Db {
             conn,
             role,
             armed: None,
             log: None,
             passed: Vec::new(),
+            exit_hook: None,
         })
     }
 
@@ -129,6 +187,9 @@ impl Db {
         self.passed.push(boundary);
         if self.armed == Some(boundary) {
             self.note(format!("-- process exits at {boundary}"));
+            if let Some(exit) = self.exit_hook {
+                exit();
+            }
             return Err(Stop::Crash(boundary));
         }
         Ok(())
@@ -231,9 +292,9 @@ impl Db {
                     Err(e)
                 }
             },
-            Err(Stop::Sql(message)) => {
+            Err(e @ (Stop::Sql(_) | Stop::Busy(_))) => {
                 self.rollback();
-                Err(Stop::Sql(message))
+                Err(e)
             }
             Err(other) => Err(other),
         }
@@ -250,6 +311,9 @@ impl Db {
     pub fn commit_then_exit(&mut self) -> Result<(), Stop> {
         self.control("COMMIT")?;
         self.note("-- process exits before the outbox write (os._exit in the article)".into());
+        if let Some(exit) = self.exit_hook {
+            exit();
+        }
         Err(Stop::UnsafeExit)
     }
 }

@@ -2,12 +2,15 @@
 //! restart. Each protocol call runs inside the current process; a crash drops it and starts a new one.
 
 use super::consumer::{self, ConsumerConfig};
-use super::db::{self, Db, Role, SqlLine, SqlLog, Stop, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use super::db::{
+    self, Db, ExitHook, Role, SqlLine, SqlLog, Stop, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA,
+};
 use super::producer::{self, Transition, WriteMode};
 use super::types::{AdvanceResult, ApplyResult, Boundary, Event, ReceiveResult};
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 static NEXT_SYSTEM: AtomicU64 = AtomicU64::new(1);
@@ -56,7 +59,13 @@ pub struct System {
     consumer_disk: Connection,
     pub config: ConsumerConfig,
     log: Option<SqlLog>,
+    store: Store,
+    exit_hook: Option<ExitHook>,
 }
+
+/// The two database files of a system on disk, inside one directory.
+pub const PRODUCER_FILE: &str = "producer.db";
+pub const CONSUMER_FILE: &str = "consumer.db";
 
 impl System {
     /// Two fresh, empty databases with the article's schema, and a process running against them.
@@ -81,7 +90,57 @@ impl System {
             consumer_disk,
             config,
             log: None,
+            store: Store::Memory,
+            exit_hook: None,
         })
+    }
+
+    /// Creates the two database files in `dir` (which must exist) with the article's schema, in WAL mode.
+    /// Run once, by one process, before any worker opens them.
+    pub fn create_files(dir: &Path, store: Store) -> Result<(), Stop> {
+        for (file, schema) in [
+            (PRODUCER_FILE, PRODUCER_SCHEMA),
+            (CONSUMER_FILE, CONSUMER_SCHEMA),
+        ] {
+            let conn = db::open_in(&path_text(&dir.join(file))?, store)?;
+            conn.execute_batch(schema)?;
+        }
+        Ok(())
+    }
+
+    /// A process running against the two database files in `dir` (made by [`System::create_files`]), as one
+    /// of several real processes sharing them. Nothing is created: a missing file is an error.
+    pub fn open_files(dir: &Path, store: Store, config: ConsumerConfig) -> Result<System, Stop> {
+        let producer_uri = path_text(&dir.join(PRODUCER_FILE))?;
+        let consumer_uri = path_text(&dir.join(CONSUMER_FILE))?;
+        for path in [&producer_uri, &consumer_uri] {
+            if !Path::new(path).is_file() {
+                return Err(Stop::Sql(format!("{path}: no such database file")));
+            }
+        }
+        let process = Process {
+            producer: Db::open_in(&producer_uri, store, Role::Producer)?,
+            consumer: Db::open_in(&consumer_uri, store, Role::Consumer)?,
+        };
+        Ok(System {
+            producer_disk: db::open_in(&producer_uri, store)?,
+            consumer_disk: db::open_in(&consumer_uri, store)?,
+            producer_uri,
+            consumer_uri,
+            process,
+            config,
+            log: None,
+            store,
+            exit_hook: None,
+        })
+    }
+
+    /// From now on, reaching an armed boundary calls `hook` (a real worker's `_exit`) instead of returning
+    /// [`Stop::Crash`].
+    pub fn set_exit_hook(&mut self, hook: ExitHook) {
+        self.exit_hook = Some(hook);
+        self.process.producer.exit_hook = Some(hook);
+        self.process.consumer.exit_hook = Some(hook);
     }
 
     /// Turns the SQL log on or off (the UI's SQL panel reads it with [`System::take_sql_log`]).
@@ -110,10 +169,12 @@ impl System {
     /// §8: the process exits; every open transaction dies with its connection, and a new process reopens
     /// the databases with nothing but what was committed.
     pub fn restart(&mut self) -> Result<(), Stop> {
-        let mut producer = Db::open(&self.producer_uri, Role::Producer)?;
-        let mut consumer = Db::open(&self.consumer_uri, Role::Consumer)?;
+        let mut producer = Db::open_in(&self.producer_uri, self.store, Role::Producer)?;
+        let mut consumer = Db::open_in(&self.consumer_uri, self.store, Role::Consumer)?;
         producer.log = self.log.clone();
         consumer.log = self.log.clone();
+        producer.exit_hook = self.exit_hook;
+        consumer.exit_hook = self.exit_hook;
         // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
         self.process = Process { producer, consumer };
         self.process.producer.note(
@@ -368,6 +429,12 @@ impl System {
             consumer: self.consumer_tables(true)?,
         })
     }
+}
+
+fn path_text(path: &Path) -> Result<String, Stop> {
+    path.to_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Stop::Sql(format!("{}: the path is not UTF-8", path.display())))
 }
 
 fn rows<T>(

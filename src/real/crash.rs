@@ -1,0 +1,251 @@
+//! `experiments crash-real --dir DIR`: the ten exits of PROTOCOL.md §8 as real processes on real files.
+//!
+//! For each boundary, in a directory of its own: a child process runs the article's first step of flow A up to
+//! that boundary and `_exit(73)`s there with its transaction open. The parent checks the exit status, reopens
+//! the files and compares what is visible with §8's table, then runs recovery in another fresh process and
+//! checks what the article promises after it: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
+
+use super::{create_files, read_files, worker, Error, Flags, Outcome, EXIT_CODE};
+use crate::protocol::{Boundary, Snapshot};
+use crate::trace::Step;
+use serde_json::Value;
+use std::fmt;
+use std::io::Write;
+use std::process::Stdio;
+
+/// The steps a worker runs for `boundary`: the first step of flow A — produce A1, relay it, apply it — as far
+/// as the step that crosses the boundary, which carries `crash_at`.
+pub fn steps_to(boundary: Boundary) -> Vec<Step> {
+    use Boundary::*;
+    let mut steps = vec![Step::advance("A", "A1", 0, "reserved", 1)];
+    match boundary {
+        ProducerAfterState | ProducerAfterOutbox | ProducerAfterCommit => {}
+        ReceiveAfterInsert | ReceiveAfterCommit | RelayAfterMark | RelayAfterMarkCommit => {
+            steps.push(Step::relay(Some("A1")))
+        }
+        ApplyAfterProjection | ApplyAfterEffect | ApplyAfterCommit => {
+            steps.push(Step::relay(Some("A1")));
+            steps.push(Step::apply("A"));
+        }
+    }
+    if let Some(last) = steps.pop() {
+        steps.push(last.with_crash_at(Some(boundary)));
+    }
+    steps
+}
+
+/// What recovery resubmits before it resends and processes: the same transition, A1 `reserved`.
+pub fn recovery() -> Vec<Step> {
+    vec![Step::advance("A", "A1", 0, "reserved", 1)]
+}
+
+/// What a fresh process sees of flow A in both files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Visible {
+    /// `flow`: (seq, state).
+    pub flow: Option<(i64, String)>,
+    /// `outbox` A1: accepted.
+    pub outbox: Option<i64>,
+    /// `inbox` A1: state.
+    pub inbox: Option<String>,
+    /// `projection` A: (last_seq, state, held).
+    pub projection: Option<(i64, String, i64)>,
+    /// Effect rows of flow A.
+    pub effects: usize,
+}
+
+impl Visible {
+    pub fn of(snapshot: &Snapshot) -> Visible {
+        let p = &snapshot.producer;
+        let c = &snapshot.consumer;
+        Visible {
+            flow: p
+                .flow
+                .iter()
+                .find(|r| r.flow_id == "A")
+                .map(|r| (r.seq, r.state.clone())),
+            outbox: p
+                .outbox
+                .iter()
+                .find(|r| r.event_id == "A1")
+                .map(|r| r.accepted),
+            inbox: c
+                .inbox
+                .iter()
+                .find(|r| r.event_id == "A1")
+                .map(|r| r.state.clone()),
+            projection: c
+                .projection
+                .iter()
+                .find(|r| r.flow_id == "A")
+                .map(|r| (r.last_seq, r.state.clone(), r.held)),
+            effects: c.effect.iter().filter(|r| r.flow_id == "A").count(),
+        }
+    }
+
+    /// §8's "visible after restart" column for `boundary`, before any recovery.
+    pub fn expected_before(boundary: Boundary) -> Visible {
+        let n = boundary.number();
+        let produced = n >= 3;
+        Visible {
+            flow: produced.then(|| (1, "reserved".to_owned())),
+            outbox: produced.then_some(i64::from(n >= 7)),
+            inbox: match n {
+                5..=9 => Some("pending".to_owned()),
+                10 => Some("applied".to_owned()),
+                _ => None,
+            },
+            projection: (n == 10).then(|| (1, "reserved".to_owned(), 3)),
+            effects: usize::from(n == 10),
+        }
+    }
+
+    /// After recovery, whatever the boundary: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
+    pub fn expected_after() -> Visible {
+        Visible {
+            flow: Some((1, "reserved".to_owned())),
+            outbox: Some(1),
+            inbox: Some("applied".to_owned()),
+            projection: Some((1, "reserved".to_owned(), 3)),
+            effects: 1,
+        }
+    }
+}
+
+impl fmt::Display for Visible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.flow {
+            Some((seq, state)) => write!(f, "flow {state} seq {seq}")?,
+            None => write!(f, "flow -")?,
+        }
+        match self.outbox {
+            Some(accepted) => write!(f, ", outbox accepted={accepted}")?,
+            None => write!(f, ", outbox -")?,
+        }
+        match &self.inbox {
+            Some(state) => write!(f, ", inbox {state}")?,
+            None => write!(f, ", inbox -")?,
+        }
+        match &self.projection {
+            Some((last_seq, state, held)) => {
+                write!(f, ", projection {state} last_seq={last_seq} held={held}")?
+            }
+            None => write!(f, ", projection -")?,
+        }
+        write!(f, ", effects {}", self.effects)
+    }
+}
+
+/// One boundary's run: the child's exit, what was visible before and after recovery.
+struct Row {
+    boundary: Boundary,
+    exit: String,
+    exited_at_boundary: bool,
+    before: Visible,
+    recovery: Vec<String>,
+    after: Visible,
+}
+
+impl Row {
+    fn ok(&self) -> bool {
+        self.exited_at_boundary
+            && self.before == Visible::expected_before(self.boundary)
+            && self.after == Visible::expected_after()
+    }
+}
+
+pub fn main(args: &[String]) -> Outcome {
+    let dir = Flags::parse(args, &["dir"])?.fresh_dir()?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "The ten exits of §8, each a real child process that calls _exit({EXIT_CODE}) with its transaction open,\n\
+         on two SQLite files (WAL, synchronous=FULL) in {}:",
+        dir.display()
+    );
+    let mut matched = 0;
+    for boundary in Boundary::ALL {
+        let row = run_boundary(&dir, boundary)?;
+        let ok = row.ok();
+        matched += usize::from(ok);
+        let mark = if ok { "ok" } else { "FAILED" };
+        let _ = writeln!(
+            out,
+            "{mark:<6} {:>2} {:<24} {}",
+            boundary.number(),
+            boundary.name(),
+            row.exit
+        );
+        let _ = writeln!(out, "         before recovery: {}", row.before);
+        if row.before != Visible::expected_before(boundary) {
+            let _ = writeln!(
+                out,
+                "         expected (§8):   {}",
+                Visible::expected_before(boundary)
+            );
+        }
+        let _ = writeln!(out, "         recovery:        {}", row.recovery.join(", "));
+        let _ = writeln!(out, "         after recovery:  {}", row.after);
+        if row.after != Visible::expected_after() {
+            let _ = writeln!(
+                out,
+                "         expected (§8):   {}",
+                Visible::expected_after()
+            );
+        }
+    }
+    let _ = writeln!(out, "{matched} of 10 boundaries match PROTOCOL.md §8");
+    Ok(matched == Boundary::ALL.len())
+}
+
+fn run_boundary(root: &std::path::Path, boundary: Boundary) -> Result<Row, Error> {
+    let dir = root.join(format!("{:02}-{}", boundary.number(), boundary.name()));
+    create_files(&dir)?;
+    let dir_text = dir.to_string_lossy().into_owned();
+
+    let crashed = worker(&["crash", &dir_text, boundary.name()])?
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    let exited_at_boundary = crashed.status.code() == Some(EXIT_CODE);
+    let exit = match crashed.status.code() {
+        Some(code) if code == EXIT_CODE => format!("the child exited with {code} at the boundary"),
+        Some(code) => {
+            format!("the child exited with {code}, not {EXIT_CODE}: the boundary was not reached")
+        }
+        None => format!("the child ended without an exit code: {}", crashed.status),
+    };
+    let before = Visible::of(&read_files(&dir)?);
+
+    let recovered = worker(&["recover", &dir_text])?
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !recovered.status.success() {
+        return Err(Error::Run(format!(
+            "{}: the recovery process failed: {}",
+            boundary.name(),
+            recovered.status
+        )));
+    }
+    let recovery = String::from_utf8_lossy(&recovered.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["op"].as_str().unwrap_or("?"),
+                v["result"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    let after = Visible::of(&read_files(&dir)?);
+    Ok(Row {
+        boundary,
+        exit,
+        exited_at_boundary,
+        before,
+        recovery,
+        after,
+    })
+}

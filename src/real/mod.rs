@@ -1,0 +1,171 @@
+//! Real processes on real files — the CLI's `crash-real`, `race` and `soak` (Unix only).
+//!
+//! The page simulates a process exit by dropping a connection to an in-memory database. Here, as in the
+//! article's own kit, every exit is a real one: each worker is this same binary (`experiments worker …`), a
+//! child process that runs the core's [`crate::trace::Session`] on two SQLite files (WAL, `synchronous=FULL`, a
+//! busy timeout) and dies by `_exit(73)` in the middle of its transaction, or by SIGKILL from its parent. The
+//! parent then reopens the files and looks at what survived. There is no second implementation of the
+//! protocol: the workers run the very producer, relay and consumer the page runs.
+
+pub mod crash;
+pub mod race;
+pub mod soak;
+pub mod worker;
+
+use crate::protocol::db::Store;
+use crate::protocol::{ConsumerConfig, Snapshot, System};
+use crate::trace::ConsumerSetup;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The exit code of a worker that dies at its boundary (the article's `os._exit(73)`).
+pub const EXIT_CODE: i32 = 73;
+
+/// How long a worker waits for another process's write lock before it answers `busy`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The files every real process opens: WAL, `synchronous=FULL`, [`BUSY_TIMEOUT`].
+pub fn store() -> Store {
+    Store::Files {
+        busy_timeout: BUSY_TIMEOUT,
+    }
+}
+
+/// Why a command did not give a verdict: bad arguments (exit 2, one line) or a failure to run (exit 1).
+#[derive(Debug)]
+pub enum Error {
+    Usage(String),
+    Run(String),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Run(e.to_string())
+    }
+}
+
+pub type Outcome = Result<bool, Error>;
+
+/// `--name value` pairs, each name once and known to the command; every value read with its range.
+pub struct Flags {
+    values: BTreeMap<String, String>,
+}
+
+impl Flags {
+    pub fn parse(args: &[String], known: &[&str]) -> Result<Flags, Error> {
+        let mut values = BTreeMap::new();
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let Some(name) = arg.strip_prefix("--").filter(|n| known.contains(n)) else {
+                let expected = known
+                    .iter()
+                    .map(|k| format!("--{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(Error::Usage(format!(
+                    "unknown argument `{arg}`; expected {expected}"
+                )));
+            };
+            let Some(value) = it.next() else {
+                return Err(Error::Usage(format!("--{name} needs a value")));
+            };
+            if values.insert(name.to_owned(), value.clone()).is_some() {
+                return Err(Error::Usage(format!("--{name} is given twice")));
+            }
+        }
+        Ok(Flags { values })
+    }
+
+    /// A whole number in `min..=max`, or `default` when the flag is absent.
+    pub fn number(&self, name: &str, default: u64, min: u64, max: u64) -> Result<u64, Error> {
+        let Some(text) = self.values.get(name) else {
+            return Ok(default);
+        };
+        match text.parse::<u64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(n),
+            _ => Err(Error::Usage(format!(
+                "--{name} must be a whole number from {min} to {max}, got `{text}`"
+            ))),
+        }
+    }
+
+    /// A flag's text, if given.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+
+    /// `--dir`: required, and empty or absent, so that nothing of a reader's is ever overwritten.
+    pub fn fresh_dir(&self) -> Result<PathBuf, Error> {
+        let Some(dir) = self.values.get("dir") else {
+            return Err(Error::Usage(
+                "--dir DIR is required (an empty or absent directory)".into(),
+            ));
+        };
+        let dir = PathBuf::from(dir);
+        if dir.exists() {
+            let empty = std::fs::read_dir(&dir)
+                .map(|mut entries| entries.next().is_none())
+                .unwrap_or(false);
+            if !dir.is_dir() || !empty {
+                return Err(Error::Usage(format!(
+                    "--dir {}: not an empty directory; refusing to write over what is there",
+                    dir.display()
+                )));
+            }
+        }
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Error::Usage(format!("--dir {}: cannot create it: {e}", dir.display())))?;
+        Ok(dir)
+    }
+}
+
+/// Creates `dir` and the two database files in it, empty, with the article's schema.
+pub fn create_files(dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir)?;
+    System::create_files(dir, store()).map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))
+}
+
+/// What a fresh process sees in the files in `dir`: both databases' committed tables.
+pub fn read_files(dir: &Path) -> Result<Snapshot, Error> {
+    let system = System::open_files(dir, store(), ConsumerConfig::default())
+        .map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))?;
+    system
+        .snapshot()
+        .map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))
+}
+
+pub fn strict() -> ConsumerSetup {
+    ConsumerSetup::default()
+}
+
+/// This binary, as a worker: `experiments worker ARGS…`.
+pub fn worker(args: &[&str]) -> Result<Command, Error> {
+    let exe = std::env::current_exe()?;
+    let mut command = Command::new(exe);
+    command.arg("worker").args(args);
+    Ok(command)
+}
+
+/// A small deterministic generator (SplitMix64): the soak's choices follow from its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}

@@ -1,0 +1,339 @@
+//! `experiments race --dir DIR --processes 6 --rounds N`: the article's races (§8, experiment 11) with real
+//! processes. In each round, on fresh files, every process opens the files, says `ready` and blocks on one pipe
+//! they all share; the parent closes it, and all of them run their step at the same moment. SQLite's write
+//! lock (`BEGIN IMMEDIATE`) is all that orders them.
+
+use super::{create_files, read_files, worker, Error, Flags, Outcome};
+use crate::protocol::invariant;
+use crate::protocol::{AdvanceResult, Event, ReceiveResult, Snapshot};
+use crate::trace::{Session, Step, BUSY};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::Stdio;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    /// Six produce the same event A1: one `committed`, five `existing`.
+    SameEvent,
+    /// Six produce six new ids, all at `expected_seq=0`: one `committed`, five `stale`.
+    NewIds,
+    /// Six receive the same event: one `accepted`, five `duplicate`, one inbox row.
+    Receive,
+    /// Six apply the same flow of three pending events: one effect per event, in order.
+    Apply,
+    /// Six relays of the same unaccepted row: one `accepted`, the rest `duplicate` or `idle`.
+    Relay,
+}
+
+impl Scenario {
+    pub const ALL: [Scenario; 5] = [
+        Scenario::SameEvent,
+        Scenario::NewIds,
+        Scenario::Receive,
+        Scenario::Apply,
+        Scenario::Relay,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::SameEvent => "produce_same_event",
+            Scenario::NewIds => "produce_new_ids",
+            Scenario::Receive => "receive_same_event",
+            Scenario::Apply => "apply_same_flow",
+            Scenario::Relay => "relay_same_row",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Scenario> {
+        Scenario::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Scenario::SameEvent => "produce the same event A1",
+            Scenario::NewIds => "produce new ids at expected_seq=0",
+            Scenario::Receive => "receive the same event A1",
+            Scenario::Apply => "apply flow A (A1, A2, A3 pending)",
+            Scenario::Relay => "relay the unaccepted row A1",
+        }
+    }
+
+    /// What the round's files hold before the processes start.
+    fn setup(self) -> Vec<Step> {
+        match self {
+            Scenario::SameEvent | Scenario::NewIds | Scenario::Receive => vec![],
+            Scenario::Apply => vec![
+                Step::advance("A", "A1", 0, "reserved", 1),
+                Step::advance("A", "A2", 1, "confirmed", 1),
+                Step::advance("A", "A3", 2, "released", 1),
+                Step::relay(None),
+                Step::relay(None),
+                Step::relay(None),
+            ],
+            Scenario::Relay => vec![Step::advance("A", "A1", 0, "reserved", 1)],
+        }
+    }
+
+    /// The one step process `index` runs.
+    pub fn step(self, index: u64) -> Step {
+        match self {
+            Scenario::SameEvent => Step::advance("A", "A1", 0, "reserved", 1),
+            Scenario::NewIds => Step::advance("A", &format!("A1-p{index}"), 0, "reserved", 1),
+            Scenario::Receive => Step::Receive {
+                event: a1().to_json(),
+                crash_at: None,
+            },
+            Scenario::Apply => Step::process_all(None),
+            Scenario::Relay => Step::relay(None),
+        }
+    }
+
+    /// The one result exactly one process must get (the others lose the race), and what the losers may get.
+    fn winner_and_losers(self) -> (&'static str, Vec<&'static str>) {
+        match self {
+            Scenario::SameEvent => (
+                AdvanceResult::Committed.word(),
+                vec![AdvanceResult::Existing.word()],
+            ),
+            Scenario::NewIds => (
+                AdvanceResult::Committed.word(),
+                vec![AdvanceResult::Stale.word()],
+            ),
+            Scenario::Receive => (
+                ReceiveResult::Accepted.word(),
+                vec![ReceiveResult::Duplicate.word()],
+            ),
+            Scenario::Apply => ("done", vec![]),
+            Scenario::Relay => (
+                ReceiveResult::Accepted.word(),
+                vec![ReceiveResult::Duplicate.word(), "idle"],
+            ),
+        }
+    }
+
+    /// Checks one round: the results and the records the round left.
+    fn check(self, results: &[Outcome1], snapshot: &Snapshot) -> Vec<String> {
+        let mut problems = Vec::new();
+        let (winner, losers) = self.winner_and_losers();
+        let count = |word: &str| results.iter().filter(|r| r.result == word).count();
+        for r in results {
+            if r.result != winner && !losers.contains(&r.result.as_str()) && r.result != BUSY {
+                problems.push(format!(
+                    "a process answered `{}`{}",
+                    r.result,
+                    r.message_suffix()
+                ));
+            }
+        }
+        let p = &snapshot.producer;
+        let c = &snapshot.consumer;
+        match self {
+            Scenario::Apply => {
+                let applied: usize = results.iter().map(|r| r.applied).sum();
+                if applied != 3 {
+                    problems.push(format!("{applied} applies in all, not 3"));
+                }
+                let effects: Vec<&str> = c.effect.iter().map(|e| e.event_id.as_str()).collect();
+                if effects != ["A1", "A2", "A3"] {
+                    problems.push(format!("effects {effects:?}, not A1, A2, A3 once each"));
+                }
+            }
+            _ => {
+                if count(winner) != 1 {
+                    problems.push(format!(
+                        "{} processes got `{winner}`, not exactly one",
+                        count(winner)
+                    ));
+                }
+            }
+        }
+        match self {
+            Scenario::SameEvent | Scenario::NewIds => {
+                if p.outbox.len() != 1 || p.flow.len() != 1 || p.flow[0].seq != 1 {
+                    problems.push(format!(
+                        "{} outbox rows and flow {:?}: not one transition",
+                        p.outbox.len(),
+                        p.flow.iter().map(|f| (f.seq, &f.state)).collect::<Vec<_>>()
+                    ));
+                }
+            }
+            Scenario::Receive | Scenario::Relay => {
+                if c.inbox.len() != 1 {
+                    problems.push(format!("{} inbox rows, not one", c.inbox.len()));
+                }
+                if self == Scenario::Relay && p.outbox.iter().any(|r| r.accepted != 1) {
+                    problems.push("the outbox row is not marked accepted".into());
+                }
+            }
+            Scenario::Apply => {
+                let done = c
+                    .projection
+                    .first()
+                    .map(|r| (r.last_seq, r.state.as_str(), r.held));
+                if done != Some((3, "released", 0)) {
+                    problems.push(format!(
+                        "projection {done:?}, not released last_seq=3 held=0"
+                    ));
+                }
+            }
+        }
+        let inv = invariant::check(snapshot);
+        problems.extend(
+            inv.violations
+                .into_iter()
+                .map(|v| format!("invariant: {v}")),
+        );
+        problems
+    }
+}
+
+fn a1() -> Event {
+    let payload = crate::trace::schema_payload(1);
+    // The article's A1; its fields are within every bound, so this cannot fail.
+    Event::new("A1", "A", 1, "reserved", 1, payload)
+        .unwrap_or_else(|e| unreachable!("A1 is valid: {e}"))
+}
+
+/// One process's answer in one round.
+struct Outcome1 {
+    result: String,
+    applied: usize,
+    message: Option<String>,
+}
+
+impl Outcome1 {
+    fn message_suffix(&self) -> String {
+        self.message
+            .as_ref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default()
+    }
+
+    /// The word counted in the distribution (`process_all` also says how many events this process applied).
+    fn label(&self) -> String {
+        if self.applied > 0 || self.result == "done" {
+            format!("{} (applied {})", self.result, self.applied)
+        } else {
+            self.result.clone()
+        }
+    }
+}
+
+pub fn main(args: &[String]) -> Outcome {
+    let flags = Flags::parse(args, &["dir", "processes", "rounds"])?;
+    let processes = flags.number("processes", 6, 2, 64)?;
+    let rounds = flags.number("rounds", 10, 1, 10_000)?;
+    let dir = flags.fresh_dir()?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{processes} real processes per round, released together through one pipe; {rounds} rounds per race, \
+         each on fresh files in {}:",
+        dir.display()
+    );
+    let mut all_ok = true;
+    for scenario in Scenario::ALL {
+        let mut distribution: BTreeMap<String, usize> = BTreeMap::new();
+        let mut failures = Vec::new();
+        for round in 1..=rounds {
+            let round_dir = dir.join(scenario.name()).join(format!("round-{round:04}"));
+            let results = run_round(&round_dir, scenario, processes)?;
+            for r in &results {
+                *distribution.entry(r.label()).or_default() += 1;
+            }
+            let problems = scenario.check(&results, &read_files(&round_dir)?);
+            if problems.is_empty() {
+                // A round that passed leaves nothing worth keeping; a failed one stays for inspection.
+                let _ = std::fs::remove_dir_all(&round_dir);
+            } else {
+                failures.push(format!(
+                    "round {round} ({}): {}",
+                    round_dir.display(),
+                    problems.join("; ")
+                ));
+            }
+        }
+        // Gone when every round passed (`remove_dir` leaves a directory that still holds a failed round).
+        let _ = std::fs::remove_dir(dir.join(scenario.name()));
+        let mark = if failures.is_empty() { "ok" } else { "FAILED" };
+        let spread = distribution
+            .iter()
+            .map(|(word, n)| format!("{word} ×{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(
+            out,
+            "{mark:<6} {:<20} {}: {spread}",
+            scenario.name(),
+            scenario.title()
+        );
+        for f in &failures {
+            let _ = writeln!(out, "         {f}");
+        }
+        all_ok &= failures.is_empty();
+    }
+    let _ = writeln!(
+        out,
+        "`busy` counts a process that gave up waiting for the write lock after {} s; it is never a success.",
+        super::BUSY_TIMEOUT.as_secs()
+    );
+    Ok(all_ok)
+}
+
+fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outcome1>, Error> {
+    create_files(dir)?;
+    {
+        let mut session =
+            Session::open_files(super::strict(), dir, super::store()).map_err(Error::Run)?;
+        for step in scenario.setup() {
+            session.step(&step);
+        }
+    }
+    let dir_text = dir.to_string_lossy().into_owned();
+    let (gun, trigger) = std::io::pipe()?;
+    let mut children = Vec::new();
+    for index in 0..processes {
+        let child = worker(&["race", &dir_text, scenario.name(), &index.to_string()])?
+            .stdin(Stdio::from(gun.try_clone()?))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        children.push(child);
+    }
+    drop(gun);
+    let mut readers = Vec::new();
+    for child in &mut children {
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| Error::Run("no stdout".into()))?;
+        let mut reader = BufReader::new(stdout);
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        if line.trim() != "ready" {
+            return Err(Error::Run(format!("a worker did not get ready: {line:?}")));
+        }
+        readers.push(reader);
+    }
+    // Every worker is open and blocked on the pipe: closing it releases all of them at once.
+    drop(trigger);
+    let mut results = Vec::new();
+    for (mut reader, mut child) in readers.into_iter().zip(children) {
+        let mut text = String::new();
+        reader.read_to_string(&mut text)?;
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(Error::Run(format!("a race worker failed: {status}")));
+        }
+        let line: Value = serde_json::from_str(text.trim())
+            .map_err(|e| Error::Run(format!("a race worker answered {text:?}: {e}")))?;
+        results.push(Outcome1 {
+            result: line["result"].as_str().unwrap_or_default().to_owned(),
+            applied: line["applied"].as_u64().unwrap_or(0) as usize,
+            message: line["message"].as_str().map(str::to_owned),
+        });
+    }
+    Ok(results)
+}

@@ -1,0 +1,430 @@
+//! `experiments soak --dir DIR --seconds S --workers W --flows F --seed N`: W worker processes take random
+//! protocol steps (produce, relay, resend, apply) on F flows of the two shared files while the parent kills
+//! random workers with SIGKILL at random moments and starts new ones. At the end, one fresh process recovers
+//! (resubmit, resend, process) and the parent checks the invariant, that nothing was lost, and completion.
+
+use super::{create_files, read_files, worker, Error, Flags, Outcome, Rng};
+use crate::protocol::db::open_in;
+use crate::protocol::{invariant, Snapshot, KINDS};
+use crate::trace::{Step, BUSY};
+use rusqlite::Connection;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// Flow `n` of the soak: `F0`, `F1`, …
+pub fn flow_name(n: u64) -> String {
+    format!("F{n}")
+}
+
+/// The event a flow commits at `seq` (1-based): `F3.2` is flow F3's second.
+fn event_id(flow: &str, seq: i64) -> String {
+    format!("{flow}.{seq}")
+}
+
+/// The next transition of `flow` when its committed seq is `seq` (< 3): `advance` at `expected_seq = seq`.
+pub fn produce(flow: &str, seq: i64) -> Step {
+    let kind = KINDS.get(seq as usize).copied().unwrap_or("released");
+    Step::advance(flow, &event_id(flow, seq + 1), seq, kind, 1)
+}
+
+/// A worker's view of each flow's committed seq, read before it produces — as a client reads the state it
+/// is about to change. Another process may move the flow on first; the producer then answers `stale`.
+pub struct SeqReader {
+    conn: Connection,
+}
+
+impl SeqReader {
+    pub fn open(dir: &Path) -> Result<SeqReader, String> {
+        let path = dir.join(crate::protocol::system::PRODUCER_FILE);
+        let conn = open_in(&path.to_string_lossy(), super::store())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(SeqReader { conn })
+    }
+
+    /// The flow's committed seq (0 when it has no row yet, or when the read itself fails).
+    pub fn seq(&mut self, flow: &str) -> i64 {
+        self.conn
+            .prepare_cached("SELECT seq FROM flow WHERE flow_id=?")
+            .and_then(|mut s| s.query_row([flow], |r| r.get(0)))
+            .unwrap_or(0)
+    }
+}
+
+/// How the soak's workers produce: the protocol, or (to show that the checks catch a loss) the article's
+/// unsafe dual write for one produce in ten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Producer {
+    Atomic,
+    UnsafeDualWrite,
+}
+
+impl Producer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Producer::Atomic => "atomic",
+            Producer::UnsafeDualWrite => "unsafe_dual_write",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Producer> {
+        [Producer::Atomic, Producer::UnsafeDualWrite]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
+}
+
+/// One random step: produce the next event of a flow (or resubmit its last one once it is done), a default
+/// relay, a resend of an event already produced, an apply, or a short `process_all`.
+pub fn random_step(rng: &mut Rng, flows: u64, seqs: &mut SeqReader, producer: Producer) -> Step {
+    let flow = flow_name(rng.below(flows));
+    match rng.below(100) {
+        0..=29 => {
+            let seq = seqs.seq(&flow);
+            if seq < KINDS.len() as i64 {
+                let step = produce(&flow, seq);
+                if producer == Producer::UnsafeDualWrite && rng.below(10) == 0 {
+                    step.into_unsafe_dual_write()
+                } else {
+                    step
+                }
+            } else {
+                // A client retrying a transition that already went through: `existing`.
+                produce(&flow, seq - 1)
+            }
+        }
+        30..=54 => Step::relay(None),
+        55..=64 => match seqs.seq(&flow) {
+            0 => Step::relay(None),
+            seq => Step::relay(Some(&event_id(&flow, 1 + rng.below(seq as u64) as i64))),
+        },
+        65..=89 => Step::apply(&flow),
+        _ => Step::process_all(Some(20)),
+    }
+}
+
+struct Worker {
+    child: Child,
+    number: u64,
+}
+
+pub fn main(args: &[String]) -> Outcome {
+    let flags = Flags::parse(
+        args,
+        &["dir", "seconds", "workers", "flows", "seed", "producer"],
+    )?;
+    let producer = match flags.text("producer") {
+        None => Producer::Atomic,
+        Some(name) => Producer::from_name(name).ok_or_else(|| {
+            Error::Usage(format!(
+                "--producer must be `atomic` or `unsafe_dual_write`, got `{name}`"
+            ))
+        })?,
+    };
+    let seconds = flags.number("seconds", 10, 1, 3600)?;
+    let workers = flags.number("workers", 4, 1, 32)?;
+    let flows = flags.number("flows", 1000, 1, 100_000)?;
+    let default_seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64 % 1_000_000)
+        .unwrap_or(1);
+    let seed = flags.number("seed", default_seed, 0, u64::MAX / 2)?;
+    let dir = flags.fresh_dir()?;
+    let db_dir = dir.join("db");
+    let log_dir = dir.join("logs");
+    create_files(&db_dir)?;
+    std::fs::create_dir_all(&log_dir)?;
+
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "soak: {seconds} s, {workers} workers, {flows} flows, seed {seed}; files in {}, worker logs in {}",
+        db_dir.display(),
+        log_dir.display()
+    );
+    let mut rng = Rng::new(seed);
+    let mut started = 0u64;
+    let mut problems = Vec::new();
+    let spawn = |started: &mut u64| -> Result<Worker, Error> {
+        let number = *started;
+        *started += 1;
+        let log = log_dir.join(format!("worker-{number:05}.jsonl"));
+        let err = File::create(log_dir.join(format!("worker-{number:05}.stderr")))?;
+        let child = worker(&[
+            "soak",
+            &db_dir.to_string_lossy(),
+            &flows.to_string(),
+            &(seed.wrapping_mul(1_000_003).wrapping_add(number) % (u64::MAX / 2)).to_string(),
+            &log.to_string_lossy(),
+            // A worker whose parent is gone stops by itself a little after the run would have ended.
+            &(seconds + 30).to_string(),
+            producer.name(),
+        ])?
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(err))
+        .spawn()?;
+        Ok(Worker { child, number })
+    };
+    let mut pool = Vec::new();
+    for _ in 0..workers {
+        pool.push(spawn(&mut started)?);
+    }
+
+    let start = Instant::now();
+    let end = start + Duration::from_secs(seconds);
+    let mut kills = 0u64;
+    let mut self_exits = 0u64;
+    while Instant::now() < end {
+        // A kill every 150 ms on average, at a random moment: mid-transaction, mid-fsync, mid-start-up.
+        let pause = Duration::from_millis(20 + rng.below(260));
+        std::thread::sleep(pause.min(end.saturating_duration_since(Instant::now())));
+        for w in &mut pool {
+            match w.child.try_wait()? {
+                None => {}
+                // The unsafe dual write's own exit: a real `_exit(73)` right after its lone commit.
+                Some(status)
+                    if producer == Producer::UnsafeDualWrite
+                        && status.code() == Some(super::EXIT_CODE) =>
+                {
+                    self_exits += 1;
+                    *w = spawn(&mut started)?;
+                }
+                Some(status) => {
+                    problems.push(format!("worker {} ended by itself: {status}", w.number));
+                    *w = spawn(&mut started)?;
+                }
+            }
+        }
+        if Instant::now() >= end {
+            break;
+        }
+        let victim = rng.below(pool.len() as u64) as usize;
+        pool[victim].child.kill()?; // SIGKILL
+        pool[victim].child.wait()?;
+        kills += 1;
+        pool[victim] = spawn(&mut started)?;
+    }
+    for w in &mut pool {
+        let _ = w.child.kill();
+        w.child.wait()?;
+    }
+    let elapsed = start.elapsed();
+
+    let (steps, busy, inside) = count_steps(&log_dir)?;
+    let _ = writeln!(
+        out,
+        "ran {:.1} s: {steps} steps by {started} workers; {kills} killed with SIGKILL mid-run (+{} at the end), \
+         {inside} of them inside a step; {busy} busy answers",
+        elapsed.as_secs_f64(),
+        pool.len()
+    );
+    if producer == Producer::UnsafeDualWrite {
+        let _ = writeln!(
+            out,
+            "producer unsafe_dual_write: {self_exits} workers exited by themselves between the state commit \
+             and the outbox write"
+        );
+    }
+
+    let before = read_files(&db_dir)?;
+    let mark = problems.len();
+    check_invariant(&before, "as the kills left it", &mut problems);
+    check_transitions(&before, "as the kills left it", &mut problems);
+    let _ = writeln!(
+        out,
+        "as the kills left it: {} (the invariant; every committed transition has its outbox row; every \
+         accepted row is in the inbox)",
+        verdict(problems.len() == mark)
+    );
+
+    let finish = worker(&["finish", &db_dir.to_string_lossy(), &flows.to_string()])?
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !finish.status.success() {
+        problems.push(format!("the final recovery failed: {}", finish.status));
+    }
+    let _ = writeln!(
+        out,
+        "final recovery (one fresh process): {}",
+        summarize(&finish.stdout)
+    );
+
+    let after = read_files(&db_dir)?;
+    let mark = problems.len();
+    check_invariant(&after, "after recovery", &mut problems);
+    let _ = writeln!(out, "invariant: {}", verdict(problems.len() == mark));
+    let mark = problems.len();
+    check_transitions(&after, "after recovery", &mut problems);
+    check_accepted(&after, &mut problems);
+    let _ =
+        writeln!(
+        out,
+        "nothing lost: {} ({} committed transitions, {} outbox rows, {} accepted; {} inbox rows)",
+        verdict(problems.len() == mark),
+        after.producer.flow.iter().map(|f| f.seq).sum::<i64>(),
+        after.producer.outbox.len(),
+        after.producer.outbox.iter().filter(|r| r.accepted == 1).count(),
+        after.consumer.inbox.len()
+    );
+    let mark = problems.len();
+    check_completion(&after, flows, &mut problems);
+    let _ = writeln!(
+        out,
+        "completion: {} ({} flows, {} effects)",
+        verdict(problems.len() == mark),
+        after.consumer.projection.len(),
+        after.consumer.effect.len()
+    );
+    if problems.is_empty() {
+        return Ok(true);
+    }
+    for p in problems.iter().take(20) {
+        let _ = writeln!(out, "VIOLATION {p}");
+    }
+    let _ = writeln!(
+        out,
+        "to reproduce: experiments soak --dir NEW_DIR --seconds {seconds} --workers {workers} --flows {flows} \
+         --seed {seed} --producer {}; each worker's steps and results, in order, are in {}",
+        producer.name(),
+        log_dir.display()
+    );
+    Ok(false)
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "holds"
+    } else {
+        "VIOLATED"
+    }
+}
+
+/// From every worker's log: steps that finished (a result line), how many of them answered `busy`, and how
+/// many workers died inside a step (their last line is a step without its result).
+fn count_steps(log_dir: &Path) -> Result<(u64, u64, u64), Error> {
+    let (mut steps, mut busy, mut inside) = (0, 0, 0);
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(log_dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    logs.sort();
+    for log in logs {
+        let mut open_step = false;
+        for line in std::fs::read_to_string(&log)?.lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue; // The last line of a killed worker may be cut short.
+            };
+            open_step = v.get("step").is_some();
+            if let Some(result) = v.get("result").and_then(Value::as_str) {
+                steps += 1;
+                busy += u64::from(result == BUSY);
+            }
+        }
+        inside += u64::from(open_step);
+    }
+    Ok((steps, busy, inside))
+}
+
+/// The final recovery's results, counted by op and result word.
+fn summarize(stdout: &[u8]) -> String {
+    let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut applied = 0;
+    for line in String::from_utf8_lossy(stdout).lines() {
+        if let Ok(v) = serde_json::from_str::<Value>(line) {
+            let op = v["op"].as_str().unwrap_or("?").to_owned();
+            let result = v["result"].as_str().unwrap_or("?").to_owned();
+            applied += v["applied"].as_u64().unwrap_or(0);
+            *counts.entry((op, result)).or_default() += 1;
+        }
+    }
+    let mut parts: Vec<String> = counts
+        .into_iter()
+        .map(|((op, result), n)| format!("{op} {result} ×{n}"))
+        .collect();
+    parts.push(format!("{applied} events applied"));
+    parts.join(", ")
+}
+
+fn check_invariant(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
+    for v in invariant::check(s).violations {
+        problems.push(format!("invariant, {when}: {v}"));
+    }
+}
+
+/// No committed transition without its event: every flow's seq equals its number of outbox rows, and every
+/// row the outbox says the consumer accepted is in the inbox.
+fn check_transitions(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
+    let mut rows: BTreeMap<&str, i64> = BTreeMap::new();
+    for r in &s.producer.outbox {
+        *rows.entry(r.flow_id.as_str()).or_default() += 1;
+    }
+    for f in &s.producer.flow {
+        let n = rows.get(f.flow_id.as_str()).copied().unwrap_or(0);
+        if n != f.seq {
+            problems.push(format!(
+                "lost, {when}: flow {} committed seq {} but has {n} outbox rows",
+                f.flow_id, f.seq
+            ));
+        }
+    }
+    let inbox: BTreeSet<&str> = s
+        .consumer
+        .inbox
+        .iter()
+        .map(|r| r.event_id.as_str())
+        .collect();
+    for r in s.producer.outbox.iter().filter(|r| r.accepted == 1) {
+        if !inbox.contains(r.event_id.as_str()) {
+            problems.push(format!(
+                "lost, {when}: {} is marked accepted but the inbox does not hold it",
+                r.event_id
+            ));
+        }
+    }
+}
+
+/// After the final resend, nothing is left unacknowledged.
+fn check_accepted(s: &Snapshot, problems: &mut Vec<String>) {
+    for r in s.producer.outbox.iter().filter(|r| r.accepted != 1) {
+        problems.push(format!(
+            "after recovery, {} is still not accepted",
+            r.event_id
+        ));
+    }
+}
+
+/// Every flow produced in full and applied exactly once per event, in order.
+fn check_completion(s: &Snapshot, flows: u64, problems: &mut Vec<String>) {
+    let mut effects: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for e in &s.consumer.effect {
+        effects
+            .entry(e.flow_id.as_str())
+            .or_default()
+            .push(e.kind.as_str());
+    }
+    let projections: BTreeMap<&str, (i64, &str, i64)> = s
+        .consumer
+        .projection
+        .iter()
+        .map(|p| (p.flow_id.as_str(), (p.last_seq, p.state.as_str(), p.held)))
+        .collect();
+    for n in 0..flows {
+        let flow = flow_name(n);
+        let projection = projections.get(flow.as_str());
+        let kinds = effects
+            .get(flow.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if projection != Some(&(3, "released", 0)) || kinds != KINDS {
+            problems.push(format!(
+                "incomplete: flow {flow} ends at {projection:?} with effects {kinds:?}"
+            ));
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The child side: `experiments worker JOB …`, started by `crash-real`, `race` and `soak`, never by a reader.
+//! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
+
+use super::{crash, race, soak, store, strict, Rng, EXIT_CODE};
+use crate::protocol::{Boundary, KINDS};
+use crate::trace::{Session, Step, StepReport};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The process ends right here, its transaction open and nothing cleaned up: no destructor runs, no buffer is
+/// flushed, no `ROLLBACK` is sent. The operating system closes the files; SQLite's WAL then holds no commit
+/// record for the open transaction, so the next process to open the files never sees it.
+fn exit_here() -> ! {
+    // SAFETY: `_exit` takes no pointers and never returns; ending the process without running any Rust or C
+    // clean-up is its whole purpose.
+    unsafe { libc::_exit(EXIT_CODE) }
+}
+
+/// One step's outcome as a JSON line: the result word, the events it applied, and any message.
+pub fn report_line(report: &StepReport) -> String {
+    json!({
+        "op": report.op,
+        "result": report.result,
+        "applied": report.applied,
+        "message": report.message,
+    })
+    .to_string()
+}
+
+pub fn main(args: &[String]) -> ExitCode {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["crash", dir, boundary] => crash_job(Path::new(dir), boundary),
+        ["recover", dir] => recover_job(Path::new(dir)),
+        ["race", dir, scenario, index] => race_job(Path::new(dir), scenario, index),
+        ["soak", dir, flows, seed, log, seconds, producer] => {
+            soak_job(Path::new(dir), flows, seed, log, seconds, producer)
+        }
+        ["finish", dir, flows] => finish_job(Path::new(dir), flows),
+        _ => Err("usage: experiments worker crash|recover|race|soak|finish … (started by crash-real, race and soak)".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("worker: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn open(dir: &Path) -> Result<Session, String> {
+    Session::open_files(strict(), dir, store())
+}
+
+fn number(text: &str, what: &str) -> Result<u64, String> {
+    text.parse()
+        .map_err(|_| format!("{what} must be a whole number, got `{text}`"))
+}
+
+fn run(session: &mut Session, step: &Step) -> StepReport {
+    let report = session.step(step);
+    println!("{}", report_line(&report));
+    report
+}
+
+/// Runs the article's first step of flow A up to `boundary` and exits there (PROTOCOL.md §8).
+fn crash_job(dir: &Path, boundary: &str) -> Result<(), String> {
+    let boundary =
+        Boundary::from_name(boundary).ok_or_else(|| format!("unknown boundary `{boundary}`"))?;
+    let mut session = open(dir)?;
+    session.set_exit_hook(exit_here);
+    for step in crash::steps_to(boundary) {
+        run(&mut session, &step);
+    }
+    // Still here: the boundary was never reached. The parent sees exit status 0, not 73.
+    Ok(())
+}
+
+/// A fresh process recovers from what was committed: resubmit, resend until idle, process.
+fn recover_job(dir: &Path) -> Result<(), String> {
+    let mut session = open(dir)?;
+    for step in crash::recovery() {
+        run(&mut session, &step);
+    }
+    relay_until_idle(&mut session, 16);
+    run(&mut session, &Step::process_all(None));
+    Ok(())
+}
+
+/// The default relay, again and again, until it has nothing left to send (or `most` times).
+fn relay_until_idle(session: &mut Session, most: usize) {
+    for _ in 0..most {
+        if run(session, &Step::relay(None)).relayed.is_none() {
+            break;
+        }
+    }
+}
+
+/// Opens the files, says `ready`, waits for the parent to close the shared pipe, then runs one step at once.
+fn race_job(dir: &Path, scenario: &str, index: &str) -> Result<(), String> {
+    let scenario = race::Scenario::from_name(scenario)
+        .ok_or_else(|| format!("unknown scenario `{scenario}`"))?;
+    let index = number(index, "the process index")?;
+    let step = scenario.step(index);
+    let mut session = open(dir)?;
+    println!("ready");
+    let mut rest = Vec::new();
+    // EOF on the shared pipe is the starting gun: the parent closes it once every worker is ready.
+    std::io::stdin()
+        .read_to_end(&mut rest)
+        .map_err(|e| format!("waiting for the start: {e}"))?;
+    run(&mut session, &step);
+    Ok(())
+}
+
+/// Random protocol steps on the shared files until killed (or, should the parent be gone, until `seconds`
+/// have passed). Every step is written to `log` before it runs, and its result after: a killed step is the
+/// one without a result.
+fn soak_job(
+    dir: &Path,
+    flows: &str,
+    seed: &str,
+    log: &str,
+    seconds: &str,
+    producer: &str,
+) -> Result<(), String> {
+    let flows = number(flows, "flows")?;
+    let producer = soak::Producer::from_name(producer)
+        .ok_or_else(|| format!("unknown producer `{producer}`"))?;
+    let seed = number(seed, "seed")?;
+    let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("{log}: {e}"))?;
+    let mut write = |line: String| {
+        // One write per line, straight to the file: a SIGKILL loses no line already written.
+        let _ = log.write_all(format!("{line}\n").as_bytes());
+    };
+    write(json!({ "seed": seed, "flows": flows }).to_string());
+    let mut session = open(dir)?;
+    // The unsafe dual write's exit is a real one here too.
+    session.set_exit_hook(exit_here);
+    let mut seqs = soak::SeqReader::open(dir)?;
+    let mut rng = Rng::new(seed);
+    let mut n = 0u64;
+    while Instant::now() < deadline {
+        let step = soak::random_step(&mut rng, flows, &mut seqs, producer);
+        write(json!({ "n": n, "step": step }).to_string());
+        let report = session.step(&step);
+        write(json!({ "n": n, "result": report.result }).to_string());
+        n += 1;
+    }
+    Ok(())
+}
+
+/// The soak's final recovery, in one fresh process: resubmit every transition a flow still lacks, resend
+/// until the relay is idle, then process everything.
+fn finish_job(dir: &Path, flows: &str) -> Result<(), String> {
+    let flows = number(flows, "flows")?;
+    let mut session = open(dir)?;
+    let mut seqs = soak::SeqReader::open(dir)?;
+    for f in 0..flows {
+        let flow = soak::flow_name(f);
+        let mut seq = seqs.seq(&flow);
+        while seq < KINDS.len() as i64 {
+            let step = soak::produce(&flow, seq);
+            let report = run(&mut session, &step);
+            if report.result == crate::protocol::AdvanceResult::Committed.word() {
+                seq += 1;
+            } else {
+                return Err(format!("resubmitting {flow}: {}", report_line(&report)));
+            }
+        }
+    }
+    relay_until_idle(&mut session, (flows as usize + 1) * KINDS.len() + 16);
+    run(
+        &mut session,
+        &Step::process_all(Some(crate::trace::MAX_PROCESS_LIMIT)),
+    );
+    Ok(())
+}
