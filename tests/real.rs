@@ -204,6 +204,10 @@ fn bad_arguments_exit_2_with_one_line_and_touch_nothing() {
             "--producer must be `atomic` or `unsafe_dual_write`, got `fast`",
         ),
         (vec!["crash-real"], "--dir DIR is required"),
+        (
+            vec!["crash-real", "--dir", ""],
+            "--dir needs a directory name, got an empty one",
+        ),
         (vec!["crash-real", "--dir"], "--dir needs a value"),
     ] {
         let (code, out, err) = cli(&args);

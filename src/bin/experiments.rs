@@ -5,12 +5,9 @@ use outbox_playground::{experiments, trace};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: experiments --check
-       experiments replay FILE (or - for stdin)
-       experiments crash-real --dir DIR
-       experiments race --dir DIR [--processes 6] [--rounds 10]
-       experiments soak --dir DIR [--seconds 10] [--workers 4] [--flows 1000] [--seed N]
-                       [--producer atomic|unsafe_dual_write]";
+const USAGE: &str = "usage: experiments --check | replay FILE|- | crash-real --dir DIR | race --dir DIR \
+     [--processes 6] [--rounds 10] | soak --dir DIR [--seconds 10] [--workers 4] [--flows 1000] [--seed N] \
+     [--producer atomic|unsafe_dual_write]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -42,16 +42,15 @@ pub enum Stop {
     /// An SQL error; the transaction has been rolled back and the message is reported, never hidden (§8).
     Sql(String),
     /// Another process held the write lock past the busy timeout (`SQLITE_BUSY`). Only real files shared by
-    /// real processes can answer this; nothing was written, and it is never a success.
+    /// real processes can answer this. The transaction that waited wrote nothing (an earlier one of the same
+    /// step, such as a relay's receive, may have committed), and it is never a success.
     Busy(String),
 }
 
 impl From<rusqlite::Error> for Stop {
     fn from(e: rusqlite::Error) -> Self {
         match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                Stop::Busy(e.to_string())
-            }
+            Some(rusqlite::ErrorCode::DatabaseBusy) => Stop::Busy(e.to_string()),
             _ => Stop::Sql(e.to_string()),
         }
     }
@@ -110,6 +109,12 @@ pub fn open(uri: &str) -> Result<Connection, rusqlite::Error> {
 pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Error> {
     match store {
         Store::Memory => open(location),
+        // The page never opens files: keeping this out of the wasm keeps it out of the size budget.
+        #[cfg(target_arch = "wasm32")]
+        Store::Files { .. } => Err(rusqlite::Error::InvalidParameterName(format!(
+            "{location}: files are for the native CLI"
+        ))),
+        #[cfg(not(target_arch = "wasm32"))]
         Store::Files { busy_timeout } => {
             let conn = Connection::open_with_flags(
                 location,

@@ -103,6 +103,11 @@ impl Flags {
                 "--dir DIR is required (an empty or absent directory)".into(),
             ));
         };
+        if dir.is_empty() {
+            return Err(Error::Usage(
+                "--dir needs a directory name, got an empty one".into(),
+            ));
+        }
         let dir = PathBuf::from(dir);
         if dir.exists() {
             let empty = std::fs::read_dir(&dir)
@@ -138,6 +143,20 @@ pub fn read_files(dir: &Path) -> Result<Snapshot, Error> {
 
 pub fn strict() -> ConsumerSetup {
     ConsumerSetup::default()
+}
+
+/// Child processes that are killed (SIGKILL) and reaped when this is dropped: whatever way the parent leaves
+/// a command — done, an error, a panic — no worker outlives it.
+#[derive(Default)]
+pub struct Children(pub Vec<std::process::Child>);
+
+impl Drop for Children {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// This binary, as a worker: `experiments worker ARGS…`.

@@ -112,6 +112,18 @@ struct Worker {
     number: u64,
 }
 
+/// The running workers: killed and reaped when dropped, however the run ends.
+struct Pool(Vec<Worker>);
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for w in &mut self.0 {
+            let _ = w.child.kill();
+            let _ = w.child.wait();
+        }
+    }
+}
+
 pub fn main(args: &[String]) -> Outcome {
     let flags = Flags::parse(
         args,
@@ -170,9 +182,9 @@ pub fn main(args: &[String]) -> Outcome {
         .spawn()?;
         Ok(Worker { child, number })
     };
-    let mut pool = Vec::new();
+    let mut pool = Pool(Vec::new());
     for _ in 0..workers {
-        pool.push(spawn(&mut started)?);
+        pool.0.push(spawn(&mut started)?);
     }
 
     let start = Instant::now();
@@ -183,7 +195,7 @@ pub fn main(args: &[String]) -> Outcome {
         // A kill every 150 ms on average, at a random moment: mid-transaction, mid-fsync, mid-start-up.
         let pause = Duration::from_millis(20 + rng.below(260));
         std::thread::sleep(pause.min(end.saturating_duration_since(Instant::now())));
-        for w in &mut pool {
+        for w in &mut pool.0 {
             match w.child.try_wait()? {
                 None => {}
                 // The unsafe dual write's own exit: a real `_exit(73)` right after its lone commit.
@@ -203,16 +215,17 @@ pub fn main(args: &[String]) -> Outcome {
         if Instant::now() >= end {
             break;
         }
-        let victim = rng.below(pool.len() as u64) as usize;
-        pool[victim].child.kill()?; // SIGKILL
-        pool[victim].child.wait()?;
-        kills += 1;
-        pool[victim] = spawn(&mut started)?;
+        let victim = &mut pool.0[rng.below(workers) as usize];
+        // One that already ended by itself is left for the next look above, not counted as a kill.
+        if victim.child.try_wait()?.is_none() {
+            victim.child.kill()?; // SIGKILL
+            victim.child.wait()?;
+            kills += 1;
+            *victim = spawn(&mut started)?;
+        }
     }
-    for w in &mut pool {
-        let _ = w.child.kill();
-        w.child.wait()?;
-    }
+    let at_the_end = pool.0.len();
+    drop(pool);
     let elapsed = start.elapsed();
 
     let (steps, busy, inside) = count_steps(&log_dir)?;
@@ -221,7 +234,7 @@ pub fn main(args: &[String]) -> Outcome {
         "ran {:.1} s: {steps} steps by {started} workers; {kills} killed with SIGKILL mid-run (+{} at the end), \
          {inside} of them inside a step; {busy} busy answers",
         elapsed.as_secs_f64(),
-        pool.len()
+        at_the_end
     );
     if producer == Producer::UnsafeDualWrite {
         let _ = writeln!(
@@ -289,10 +302,11 @@ pub fn main(args: &[String]) -> Outcome {
     }
     let _ = writeln!(
         out,
-        "to reproduce: experiments soak --dir NEW_DIR --seconds {seconds} --workers {workers} --flows {flows} \
-         --seed {seed} --producer {}; each worker's steps and results, in order, are in {}",
-        producer.name(),
-        log_dir.display()
+        "each worker's steps and results, in order, are in {}; the kills' timing differs from run to run, so the \
+         same flags (--seconds {seconds} --workers {workers} --flows {flows} --seed {seed} --producer {}) give a \
+         similar run, not the same one",
+        log_dir.display(),
+        producer.name()
     );
     Ok(false)
 }

@@ -40,7 +40,10 @@ pub fn main(args: &[String]) -> ExitCode {
             soak_job(Path::new(dir), flows, seed, log, seconds, producer)
         }
         ["finish", dir, flows] => finish_job(Path::new(dir), flows),
-        _ => Err("usage: experiments worker crash|recover|race|soak|finish … (started by crash-real, race and soak)".into()),
+        _ => {
+            eprintln!("experiments worker: crash|recover|race|soak|finish …, started by crash-real, race and soak");
+            return ExitCode::from(2);
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,8 +54,17 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
+/// Opens the session, trying again a few times: under contention a fresh process can wait past the busy
+/// timeout just to open the files (the WAL's recovery after a kill holds a lock).
 fn open(dir: &Path) -> Result<Session, String> {
-    Session::open_files(strict(), dir, store())
+    let mut tries = 0;
+    loop {
+        match Session::open_files(strict(), dir, store()) {
+            Ok(session) => return Ok(session),
+            Err(e) if tries >= 3 => return Err(e),
+            Err(_) => tries += 1,
+        }
+    }
 }
 
 fn number(text: &str, what: &str) -> Result<u64, String> {
@@ -85,19 +97,29 @@ fn recover_job(dir: &Path) -> Result<(), String> {
     for step in crash::recovery() {
         run(&mut session, &step);
     }
-    relay_until_idle(&mut session, 16);
+    relay_until_idle(&mut session, 16)?;
     run(&mut session, &Step::process_all(None));
     Ok(())
 }
 
-/// The default relay, again and again, until it has nothing left to send (or `most` times).
-fn relay_until_idle(session: &mut Session, most: usize) {
+/// The default relay, again and again, until it has nothing left to send (or `most` times). Anything but a
+/// delivery or `idle` (a `busy`, an SQL error) ends recovery with that report.
+fn relay_until_idle(session: &mut Session, most: usize) -> Result<(), String> {
     for _ in 0..most {
-        if run(session, &Step::relay(None)).relayed.is_none() {
-            break;
+        let report = run(session, &Step::relay(None));
+        if report.relayed.is_none() {
+            return if report.result == IDLE {
+                Ok(())
+            } else {
+                Err(format!("resending: {}", report_line(&report)))
+            };
         }
     }
+    Ok(())
 }
+
+/// The relay's answer when it has nothing to send.
+const IDLE: &str = "idle";
 
 /// Opens the files, says `ready`, waits for the parent to close the shared pipe, then runs one step at once.
 fn race_job(dir: &Path, scenario: &str, index: &str) -> Result<(), String> {
@@ -148,7 +170,9 @@ fn soak_job(
     let mut seqs = soak::SeqReader::open(dir)?;
     let mut rng = Rng::new(seed);
     let mut n = 0u64;
-    while Instant::now() < deadline {
+    let parent = std::os::unix::process::parent_id();
+    // Until killed; should the parent be gone (re-parented), or the deadline pass, the worker stops by itself.
+    while Instant::now() < deadline && std::os::unix::process::parent_id() == parent {
         let step = soak::random_step(&mut rng, flows, &mut seqs, producer);
         write(json!({ "n": n, "step": step }).to_string());
         let report = session.step(&step);
@@ -177,7 +201,7 @@ fn finish_job(dir: &Path, flows: &str) -> Result<(), String> {
             }
         }
     }
-    relay_until_idle(&mut session, (flows as usize + 1) * KINDS.len() + 16);
+    relay_until_idle(&mut session, (flows as usize + 1) * KINDS.len() + 16)?;
     run(
         &mut session,
         &Step::process_all(Some(crate::trace::MAX_PROCESS_LIMIT)),
