@@ -4,6 +4,7 @@
 //! **Architecture invariant:** `protocol`, `trace` and `experiments` are plain Rust over rusqlite; only `ui`
 //! (wasm32 only) touches the browser, and it calls the core, never the reverse.
 
+pub mod checker;
 pub mod experiments;
 pub mod explorer;
 pub mod protocol;

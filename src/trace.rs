@@ -431,7 +431,7 @@ fn quoted_list(items: &[&str]) -> String {
         .join(", ")
 }
 
-/// Reads the `consumer` object: `ordering` (`strict` or `dedupe_only`) and `support_v2`, both optional. By hand
+/// Reads the `consumer` object: `ordering` (a consumer's name, `Ordering::from_name`) and `support_v2`, both optional. By hand
 /// like the steps: serde's derived reader would pull Rust's float printer into the page for its error messages.
 fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
     let Value::Object(map) = raw else {
@@ -443,15 +443,16 @@ fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
     let mut setup = ConsumerSetup::default();
     for (key, value) in map {
         match (key.as_str(), value) {
-            ("ordering", Value::String(s)) if s == "strict" => setup.ordering = Ordering::Strict,
-            ("ordering", Value::String(s)) if s == "dedupe_only" => {
-                setup.ordering = Ordering::DedupeOnly
+            ("ordering", Value::String(s)) if Ordering::from_name(&s).is_some() => {
+                setup.ordering = Ordering::from_name(&s).unwrap_or_default()
             }
             ("ordering", other) => {
+                let names: Vec<&str> = Ordering::ALL.iter().map(|o| o.name()).collect();
                 return Err(format!(
-                    "field `ordering` must be `strict` or `dedupe_only`, got {}",
+                    "field `ordering` must be one of {}, got {}",
+                    quoted_list(&names),
                     protocol::short_json(&other)
-                ))
+                ));
             }
             ("support_v2", Value::Bool(on)) => setup.support_v2 = on,
             ("support_v2", other) => {
@@ -853,6 +854,11 @@ impl Session {
                 support_v2: setup.support_v2,
             })
             .map_err(stop_message)
+    }
+
+    /// Restores both databases to `snapshot`'s rows directly (see [`System::load`]).
+    pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), String> {
+        self.system.load(snapshot).map_err(stop_message)
     }
 
     /// The invariant over the committed consumer tables.

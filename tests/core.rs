@@ -440,7 +440,7 @@ both! {
             (r#"{"format":"outbox-playground-trace/1"}"#.into(), "missing field `steps`"),
             (r#"{"format":"outbox-playground-trace/1","steps":{}}"#.into(), "must be a list"),
             (r#"{"format":"outbox-playground-trace/1","steps":[],"x":1}"#.into(), "unknown field \"x\""),
-            (r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":"fifo"},"steps":[]}"#.into(), "field `consumer`: field `ordering` must be `strict` or `dedupe_only`, got \"fifo\""),
+            (r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":"fifo"},"steps":[]}"#.into(), "field `consumer`: field `ordering` must be one of `strict`, `dedupe_only`, `greater_than`, `skip_blocked`, `effect_outside_tx`, got \"fifo\""),
             (r#"{"format":"outbox-playground-trace/1","consumer":{"support_v2":1.5},"steps":[]}"#.into(), "field `support_v2` must be true or false, got 1.5"),
             (r#"{"format":"outbox-playground-trace/1","consumer":{"order":"strict"},"steps":[]}"#.into(), "unknown field `order`, expected `ordering` or `support_v2`"),
             (r#"{"format":"outbox-playground-trace/1","consumer":[],"steps":[]}"#.into(), "field `consumer`: must be an object"),

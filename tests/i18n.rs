@@ -88,6 +88,12 @@ fn every_key_the_ui_asks_for_exists() {
     ] {
         used.insert(format!("result.{word}"));
     }
+    // The consumer select offers every consumer by its name.
+    used.extend(
+        outbox_playground::protocol::Ordering::ALL
+            .iter()
+            .map(|o| format!("mode.{}", o.name())),
+    );
     used.extend(
         [
             "group.producer",

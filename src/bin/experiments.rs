@@ -1,13 +1,18 @@
 //! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document;
-//! `crash-real`, `race` and `soak` run the protocol in real processes on real files (Unix).
+//! `check` searches every history within bounds (CHECKER.md); `crash-real`, `race` and `soak` run the protocol
+//! in real processes on real files (Unix).
+
+#[path = "experiments/check.rs"]
+mod check;
 
 use outbox_playground::{experiments, trace};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: experiments --check | replay FILE|- | crash-real --dir DIR | race --dir DIR \
-     [--processes 6] [--rounds 10] | soak --dir DIR [--seconds 10] [--workers 4] [--flows 1000] [--seed N] \
-     [--producer atomic|unsafe_dual_write]";
+const USAGE: &str = "usage: experiments --check | replay FILE|- | check [--flows N] [--events N] \
+     [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--threads N] \
+     [--json] [--save FILE] | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
+     [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +24,7 @@ fn main() -> ExitCode {
     {
         ["--check"] => check(),
         ["replay", path] => replay(path),
+        ["check", ..] => check::main(&args[1..]),
         [command @ ("crash-real" | "race" | "soak" | "worker"), ..] => real(command, &args[1..]),
         _ => {
             eprintln!("{USAGE}");

@@ -40,9 +40,10 @@ pub fn receive(db: &mut Db, event: &Event, config: ConsumerConfig) -> Result<Rec
         if taken.is_some() {
             return Ok(ReceiveResult::SequenceConflict);
         }
-        let state = match config.ordering {
-            Ordering::Strict => "pending",
-            Ordering::DedupeOnly => "applied",
+        let state = if config.ordering == Ordering::DedupeOnly {
+            "applied"
+        } else {
+            "pending"
         };
         db.exec(
             "INSERT INTO inbox(event_id, flow_id, seq, body, state) VALUES(?, ?, ?, ?, ?)",
@@ -98,68 +99,209 @@ fn write_effect(db: &mut Db, event: &Event, held: i64) -> Result<(), Stop> {
     Ok(())
 }
 
-/// §5: one attempt at exactly `last_seq + 1` — never "greater than last_seq".
+/// §5: one attempt at exactly `last_seq + 1` — never "greater than last_seq". The wrong turns of CHECKER.md
+/// differ from it only where CHECKER.md says they do.
 pub fn apply(db: &mut Db, flow_id: &str, config: ConsumerConfig) -> Result<ApplyResult, Stop> {
-    if config.ordering == Ordering::DedupeOnly {
+    match config.ordering {
         // The control already "applied" on receive; there is never anything left to do.
-        return Ok(ApplyResult::Idle);
+        Ordering::DedupeOnly => Ok(ApplyResult::Idle),
+        Ordering::GreaterThan => apply_greater_than(db, flow_id),
+        Ordering::EffectOutsideTx => apply_effect_outside_tx(db, flow_id, config),
+        Ordering::Strict | Ordering::SkipBlocked => {
+            let result = db.write_tx(|db| {
+                let next = match decide(db, flow_id, config)? {
+                    Decision::Stop(result) => return Ok(result),
+                    Decision::Apply(next) => next,
+                };
+                write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
+                db.pass(Boundary::ApplyAfterProjection)?;
+                write_effect(db, &next.event, next.held)?;
+                mark_applied(db, &next.event_id)?;
+                db.pass(Boundary::ApplyAfterEffect)?;
+                Ok(ApplyResult::Applied)
+            })?;
+            if result == ApplyResult::Applied {
+                db.pass(Boundary::ApplyAfterCommit)?;
+            }
+            Ok(result)
+        }
     }
-    let result = db.write_tx(|db| {
-        let (last_seq, state) = db
-            .query_opt(
-                "SELECT last_seq, state FROM projection WHERE flow_id=?",
-                &[P::T(flow_id)],
-                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-            )?
-            .unwrap_or_else(|| (0, "new".to_owned()));
-        let next = db.query_opt(
-            "SELECT event_id, body, state FROM inbox WHERE flow_id=? AND seq=?",
+}
+
+/// The event at `last_seq + 1`, checked and ready to apply.
+struct Next {
+    event_id: String,
+    event: Event,
+    held: i64,
+}
+
+enum Decision {
+    /// `gap`, `idle`, or `blocked` (already marked, inside the caller's transaction).
+    Stop(ApplyResult),
+    Apply(Next),
+}
+
+/// Inside the apply transaction: reads `last_seq`, looks only at `last_seq + 1` (`pending` or `blocked` alike)
+/// and checks it. A failed check marks the row `blocked` — and, for `skip_blocked`, moves the projection past
+/// it in the same transaction (§6's dead-letter queue).
+fn decide(db: &mut Db, flow_id: &str, config: ConsumerConfig) -> Result<Decision, Stop> {
+    let (last_seq, state, held) = projection(db, flow_id)?;
+    let next = db.query_opt(
+        "SELECT event_id, body FROM inbox WHERE flow_id=? AND seq=?",
+        &[P::T(flow_id), P::I(last_seq + 1)],
+        |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+    )?;
+    let Some((event_id, body)) = next else {
+        let later = db.query_opt(
+            "SELECT 1 FROM inbox WHERE flow_id=? AND seq>? LIMIT 1",
             &[P::T(flow_id), P::I(last_seq + 1)],
+            |r| r.get::<_, i64>(0),
+        )?;
+        return Ok(Decision::Stop(if later.is_some() {
+            ApplyResult::Gap
+        } else {
+            ApplyResult::Idle
+        }));
+    };
+    let verdict = match Event::from_body(&body) {
+        Err(_) => Err(BlockReason::InvalidPayload),
+        Ok(event) => check(&event, &state, config).map(|()| event),
+    };
+    match verdict {
+        Err(reason) => {
+            // §6: blocked, never skipped, rewritten or moved aside; later rows stay pending.
+            mark_blocked(db, &event_id, reason)?;
+            if config.ordering == Ordering::SkipBlocked {
+                // The wrong turn: "move it to a dead-letter queue and go on".
+                write_projection(db, flow_id, last_seq + 1, &state, held)?;
+            }
+            Ok(Decision::Stop(ApplyResult::Blocked(reason)))
+        }
+        Ok(event) => {
+            let held = held_after(&event.kind);
+            Ok(Decision::Apply(Next {
+                event_id,
+                event,
+                held,
+            }))
+        }
+    }
+}
+
+/// The flow's projection: `(last_seq, state, held)`, or `(0, new, 0)` before its first applied event.
+fn projection(db: &mut Db, flow_id: &str) -> Result<(i64, String, i64), Stop> {
+    Ok(db
+        .query_opt(
+            "SELECT last_seq, state, held FROM projection WHERE flow_id=?",
+            &[P::T(flow_id)],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            },
+        )?
+        .unwrap_or_else(|| (0, "new".to_owned(), 0)))
+}
+
+fn mark_blocked(db: &mut Db, event_id: &str, reason: BlockReason) -> Result<(), Stop> {
+    db.exec(
+        "UPDATE inbox SET state='blocked', reason=? WHERE event_id=?",
+        &[P::T(reason.name()), P::T(event_id)],
+    )?;
+    Ok(())
+}
+
+fn mark_applied(db: &mut Db, event_id: &str) -> Result<(), Stop> {
+    db.exec(
+        "UPDATE inbox SET state='applied', reason=NULL WHERE event_id=?",
+        &[P::T(event_id)],
+    )?;
+    Ok(())
+}
+
+/// The wrong turn of §5, "3 is greater than 0, so apply it": the `pending` row with the smallest seq above
+/// `last_seq`, whatever lies between. It checks the schema (1 only) and the payload, not the transition; a
+/// failed check blocks the row for good. Success passes the three `apply.*` boundaries like strict.
+fn apply_greater_than(db: &mut Db, flow_id: &str) -> Result<ApplyResult, Stop> {
+    let result = db.write_tx(|db| {
+        let (last_seq, _, _) = projection(db, flow_id)?;
+        let next = db.query_opt(
+            "SELECT event_id, body FROM inbox WHERE flow_id=? AND state='pending' AND seq>? \
+             ORDER BY seq LIMIT 1",
+            &[P::T(flow_id), P::I(last_seq)],
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
         )?;
         let Some((event_id, body)) = next else {
-            let later = db.query_opt(
-                "SELECT 1 FROM inbox WHERE flow_id=? AND seq>? LIMIT 1",
-                &[P::T(flow_id), P::I(last_seq + 1)],
-                |r| r.get::<_, i64>(0),
-            )?;
-            return Ok(if later.is_some() {
-                ApplyResult::Gap
-            } else {
-                ApplyResult::Idle
-            });
+            return Ok(ApplyResult::Idle);
         };
-        let verdict = match Event::from_body(&body) {
+        let event = match Event::from_body(&body) {
             Err(_) => Err(BlockReason::InvalidPayload),
-            Ok(event) => check(&event, &state, config).map(|()| event),
+            Ok(event) if event.schema != 1 => Err(BlockReason::UnsupportedSchema),
+            Ok(event) if !payload_fits_schema(event.schema, &event.payload) => {
+                Err(BlockReason::InvalidPayload)
+            }
+            Ok(event) => Ok(event),
         };
-        match verdict {
+        let event = match event {
             Err(reason) => {
-                // §6: blocked, never skipped, rewritten or moved aside; later rows stay pending.
-                db.exec(
-                    "UPDATE inbox SET state='blocked', reason=? WHERE event_id=?",
-                    &[P::T(reason.name()), P::T(&event_id)],
-                )?;
-                Ok(ApplyResult::Blocked(reason))
+                mark_blocked(db, &event_id, reason)?;
+                return Ok(ApplyResult::Blocked(reason));
             }
-            Ok(event) => {
-                let held = held_after(&event.kind);
-                write_projection(db, flow_id, event.seq, &event.kind, held)?;
-                db.pass(Boundary::ApplyAfterProjection)?;
-                write_effect(db, &event, held)?;
-                db.exec(
-                    "UPDATE inbox SET state='applied', reason=NULL WHERE event_id=?",
-                    &[P::T(&event_id)],
-                )?;
-                db.pass(Boundary::ApplyAfterEffect)?;
-                Ok(ApplyResult::Applied)
-            }
-        }
+            Ok(event) => event,
+        };
+        let held = held_after(&event.kind);
+        write_projection(db, flow_id, event.seq, &event.kind, held)?;
+        db.pass(Boundary::ApplyAfterProjection)?;
+        write_effect(db, &event, held)?;
+        mark_applied(db, &event_id)?;
+        db.pass(Boundary::ApplyAfterEffect)?;
+        Ok(ApplyResult::Applied)
     })?;
     if result == ApplyResult::Applied {
         db.pass(Boundary::ApplyAfterCommit)?;
     }
     Ok(result)
+}
+
+/// The wrong turn of §5 where the effect is an outside call (an email, a remote reservation): strict, except
+/// that the effect is written outside the apply transaction, after `apply.after_projection` and before
+/// `apply.after_effect`. SQLite has one writer per database, so the call cannot commit while the apply
+/// transaction holds the write lock: the consumer writes the projection, passes `apply.after_projection`, steps
+/// out of its transaction (rolls it back) to make the call — the effect commits on its own — and then writes
+/// the projection again with the `applied` mark. A crash at `apply.after_projection` leaves nothing; one at
+/// `apply.after_effect` leaves only the effect.
+fn apply_effect_outside_tx(
+    db: &mut Db,
+    flow_id: &str,
+    config: ConsumerConfig,
+) -> Result<ApplyResult, Stop> {
+    let decided = db.write_tx_or_rollback(|db| match decide(db, flow_id, config)? {
+        // `gap`, `idle` or `blocked`: as strict, committed here.
+        Decision::Stop(result) => Ok((Err(result), true)),
+        Decision::Apply(next) => {
+            write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
+            db.pass(Boundary::ApplyAfterProjection)?;
+            db.note(
+                "-- the effect is an outside call: step out of the transaction to make it".into(),
+            );
+            Ok((Ok(next), false))
+        }
+    })?;
+    let next = match decided {
+        Err(result) => return Ok(result),
+        Ok(next) => next,
+    };
+    // The outside call: once made, no rollback of ours can take it back.
+    db.write_tx(|db| write_effect(db, &next.event, next.held))?;
+    db.write_tx(|db| {
+        write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
+        mark_applied(db, &next.event_id)?;
+        db.pass(Boundary::ApplyAfterEffect)
+    })?;
+    db.pass(Boundary::ApplyAfterCommit)?;
+    Ok(ApplyResult::Applied)
 }
 
 /// §6: schema first (1, or 2 with `support_v2`), then the payload, then the transition.

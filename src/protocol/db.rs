@@ -305,6 +305,33 @@ impl Db {
         }
     }
 
+    /// Like [`Db::write_tx`], but `body` also says whether its work commits (`true`) or is rolled back
+    /// (`false`): a consumer that must step out of its transaction before it goes on.
+    pub fn write_tx_or_rollback<T>(
+        &mut self,
+        body: impl FnOnce(&mut Db) -> Result<(T, bool), Stop>,
+    ) -> Result<T, Stop> {
+        self.control("BEGIN IMMEDIATE")?;
+        match body(self) {
+            Ok((value, true)) => match self.control("COMMIT") {
+                Ok(()) => Ok(value),
+                Err(e) => {
+                    self.rollback();
+                    Err(e)
+                }
+            },
+            Ok((value, false)) => {
+                self.rollback();
+                Ok(value)
+            }
+            Err(e @ (Stop::Sql(_) | Stop::Busy(_))) => {
+                self.rollback();
+                Err(e)
+            }
+            Err(other) => Err(other),
+        }
+    }
+
     fn rollback(&mut self) {
         if !self.conn.is_autocommit() {
             // A failed ROLLBACK leaves nothing more to undo; the error that caused it is what gets reported.

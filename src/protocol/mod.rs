@@ -13,6 +13,6 @@ pub mod types;
 pub use consumer::ConsumerConfig;
 pub use db::{Role, SqlLine, Stop};
 pub use invariant::Invariant;
-pub use producer::Transition;
+pub use producer::{Transition, WriteMode};
 pub use system::{FaultTarget, Snapshot, System};
 pub use types::*;

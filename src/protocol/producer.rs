@@ -19,6 +19,22 @@ pub enum WriteMode {
     UnsafeDualWrite,
 }
 
+impl WriteMode {
+    pub const ALL: [WriteMode; 2] = [WriteMode::Atomic, WriteMode::UnsafeDualWrite];
+
+    /// The CHECKER.md name: `atomic` or `unsafe_dual_write`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteMode::Atomic => "atomic",
+            WriteMode::UnsafeDualWrite => "unsafe_dual_write",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<WriteMode> {
+        WriteMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
 /// §2: check the id's history, then `expected_seq`, then legality; then update `flow` and insert `outbox` together.
 pub fn advance(db: &mut Db, t: &Transition, mode: WriteMode) -> Result<AdvanceResult, Stop> {
     let body = t.event.canonical_body();

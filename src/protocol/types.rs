@@ -110,13 +110,47 @@ pub fn payload_fits_schema(schema: i64, payload: &Map<String, Value>) -> bool {
     payload.len() == 1 && payload.get(key).and_then(Value::as_i64) == Some(AMOUNT)
 }
 
-/// Which consumer runs: the protocol, or the article's wrong control (§5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+/// Which consumer runs: the protocol, or one of the article's wrong turns (CHECKER.md), each a real
+/// implementation on the same tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Ordering {
+    /// The protocol: apply exactly `last_seq + 1`, block on what it cannot take.
     #[default]
     Strict,
+    /// §5's wrong control: dedupe by id, overwrite in arrival order on receive.
     DedupeOnly,
+    /// §5: "3 is greater than 0, so apply it" — the smallest pending seq above `last_seq`, no transition check.
+    GreaterThan,
+    /// §6: a blocked event goes to a dead-letter queue and the flow moves past it.
+    SkipBlocked,
+    /// §5: the effect is an outside call, written outside the apply transaction.
+    EffectOutsideTx,
+}
+
+impl Ordering {
+    pub const ALL: [Ordering; 5] = [
+        Ordering::Strict,
+        Ordering::DedupeOnly,
+        Ordering::GreaterThan,
+        Ordering::SkipBlocked,
+        Ordering::EffectOutsideTx,
+    ];
+
+    /// The TRACE.md / CHECKER.md name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ordering::Strict => "strict",
+            Ordering::DedupeOnly => "dedupe_only",
+            Ordering::GreaterThan => "greater_than",
+            Ordering::SkipBlocked => "skip_blocked",
+            Ordering::EffectOutsideTx => "effect_outside_tx",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Ordering> {
+        Ordering::ALL.into_iter().find(|o| o.name() == name)
+    }
 }
 
 /// Why an apply stopped at an event it cannot take (§6). The event is never skipped.

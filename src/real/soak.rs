@@ -5,7 +5,7 @@
 
 use super::{create_files, read_files, worker, Error, Flags, Outcome, Rng};
 use crate::protocol::db::open_in;
-use crate::protocol::{invariant, Snapshot, KINDS};
+use crate::protocol::{invariant, Snapshot, WriteMode, KINDS};
 use crate::trace::{Step, BUSY};
 use rusqlite::Connection;
 use serde_json::Value;
@@ -55,39 +55,16 @@ impl SeqReader {
     }
 }
 
-/// How the soak's workers produce: the protocol, or (to show that the checks catch a loss) the article's
-/// unsafe dual write for one produce in ten.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Producer {
-    Atomic,
-    UnsafeDualWrite,
-}
-
-impl Producer {
-    pub fn name(self) -> &'static str {
-        match self {
-            Producer::Atomic => "atomic",
-            Producer::UnsafeDualWrite => "unsafe_dual_write",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Producer> {
-        [Producer::Atomic, Producer::UnsafeDualWrite]
-            .into_iter()
-            .find(|p| p.name() == name)
-    }
-}
-
 /// One random step: produce the next event of a flow (or resubmit its last one once it is done), a default
 /// relay, a resend of an event already produced, an apply, or a short `process_all`.
-pub fn random_step(rng: &mut Rng, flows: u64, seqs: &mut SeqReader, producer: Producer) -> Step {
+pub fn random_step(rng: &mut Rng, flows: u64, seqs: &mut SeqReader, producer: WriteMode) -> Step {
     let flow = flow_name(rng.below(flows));
     match rng.below(100) {
         0..=29 => {
             let seq = seqs.seq(&flow);
             if seq < KINDS.len() as i64 {
                 let step = produce(&flow, seq);
-                if producer == Producer::UnsafeDualWrite && rng.below(10) == 0 {
+                if producer == WriteMode::UnsafeDualWrite && rng.below(10) == 0 {
                     step.into_unsafe_dual_write()
                 } else {
                     step
@@ -130,8 +107,8 @@ pub fn main(args: &[String]) -> Outcome {
         &["dir", "seconds", "workers", "flows", "seed", "producer"],
     )?;
     let producer = match flags.text("producer") {
-        None => Producer::Atomic,
-        Some(name) => Producer::from_name(name).ok_or_else(|| {
+        None => WriteMode::Atomic,
+        Some(name) => WriteMode::from_name(name).ok_or_else(|| {
             Error::Usage(format!(
                 "--producer must be `atomic` or `unsafe_dual_write`, got `{name}`"
             ))
@@ -200,7 +177,7 @@ pub fn main(args: &[String]) -> Outcome {
                 None => {}
                 // The unsafe dual write's own exit: a real `_exit(73)` right after its lone commit.
                 Some(status)
-                    if producer == Producer::UnsafeDualWrite
+                    if producer == WriteMode::UnsafeDualWrite
                         && status.code() == Some(super::EXIT_CODE) =>
                 {
                     self_exits += 1;
@@ -236,7 +213,7 @@ pub fn main(args: &[String]) -> Outcome {
         elapsed.as_secs_f64(),
         at_the_end
     );
-    if producer == Producer::UnsafeDualWrite {
+    if producer == WriteMode::UnsafeDualWrite {
         let _ = writeln!(
             out,
             "producer unsafe_dual_write: {self_exits} workers exited by themselves between the state commit \

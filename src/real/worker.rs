@@ -150,7 +150,7 @@ fn soak_job(
     producer: &str,
 ) -> Result<(), String> {
     let flows = number(flows, "flows")?;
-    let producer = soak::Producer::from_name(producer)
+    let producer = crate::protocol::WriteMode::from_name(producer)
         .ok_or_else(|| format!("unknown producer `{producer}`"))?;
     let seed = number(seed, "seed")?;
     let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);

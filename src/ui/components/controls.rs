@@ -46,11 +46,7 @@ pub fn Controls() -> Html {
         let model = model.clone();
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            let ordering = if v == "dedupe_only" {
-                Ordering::DedupeOnly
-            } else {
-                Ordering::Strict
-            };
+            let ordering = Ordering::from_name(&v).unwrap_or_default();
             model.dispatch(Action::SetMode(ordering));
         })
     };
@@ -109,8 +105,9 @@ pub fn Controls() -> Html {
         <section class="controls" aria-label="controls">
             <label>{ t(lang, "label.mode") }
                 <select data-testid="mode-select" onchange={on_mode}>
-                    <option value="strict" selected={ordering == Ordering::Strict}>{ t(lang, "mode.strict") }</option>
-                    <option value="dedupe_only" selected={ordering == Ordering::DedupeOnly}>{ t(lang, "mode.dedupe_only") }</option>
+                    { for Ordering::ALL.into_iter().map(|o| html! {
+                        <option value={o.name()} selected={ordering == o}>{ t(lang, &format!("mode.{}", o.name())) }</option>
+                    }) }
                 </select>
             </label>
             <label class="check">

@@ -198,10 +198,7 @@ fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ct
     if orders.is_empty() {
         return html! {};
     }
-    let name = match ordering {
-        Ordering::Strict => "strict",
-        Ordering::DedupeOnly => "dedupe_only",
-    };
+    let name = ordering.name();
     let failed: usize = cells.values().map(|c| c.failed).sum();
     let runs: usize = cells.values().map(|c| c.runs).sum();
     html! {

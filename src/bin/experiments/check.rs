@@ -1,0 +1,240 @@
+//! `experiments check`: the checker of CHECKER.md from the command line.
+
+use outbox_playground::checker::{self, Config, Search, Verdict};
+use outbox_playground::protocol::{Ordering, WriteMode};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+const KNOWN: [&str; 10] = [
+    "flows", "events", "resends", "crashes", "consumer", "producer", "schema2", "threads", "save",
+    "json",
+];
+
+struct Args {
+    config: Config,
+    threads: usize,
+    save: Option<String>,
+    json: bool,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut config = Config::default();
+    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut save = None;
+    let mut json = false;
+    let mut seen = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let Some(name) = arg.strip_prefix("--").filter(|n| KNOWN.contains(n)) else {
+            return Err(format!(
+                "unknown argument `{arg}`; expected {}",
+                KNOWN.map(|k| format!("--{k}")).join(", ")
+            ));
+        };
+        if seen.contains(&name) {
+            return Err(format!("--{name} is given twice"));
+        }
+        seen.push(name);
+        if name == "json" {
+            json = true;
+            continue;
+        }
+        let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
+        let number = |min: u64, max: u64| -> Result<u64, String> {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (min..=max).contains(n))
+                .ok_or_else(|| {
+                    format!("--{name} must be a whole number from {min} to {max}, got `{value}`")
+                })
+        };
+        match name {
+            "flows" => config.flows = number(1, 3)? as u8,
+            "events" => config.events = number(1, 3)? as u8,
+            "resends" => config.resends = number(0, 3)? as u8,
+            "crashes" => config.crashes = number(0, 3)? as u8,
+            "threads" => threads = number(1, 64)? as usize,
+            "consumer" => {
+                config.consumer = Ordering::from_name(value).ok_or_else(|| {
+                    format!(
+                        "--consumer must be one of {}, got `{value}`",
+                        Ordering::ALL.map(Ordering::name).join(", ")
+                    )
+                })?
+            }
+            "producer" => {
+                config.producer = WriteMode::from_name(value).ok_or_else(|| {
+                    format!("--producer must be atomic or unsafe_dual_write, got `{value}`")
+                })?
+            }
+            "schema2" => config.schema2 = Config::parse_schema2(value),
+            _ => save = Some(value.clone()),
+        }
+    }
+    config.validate().map_err(|e| format!("--{e}"))?;
+    Ok(Args {
+        config,
+        threads,
+        save,
+        json,
+    })
+}
+
+pub fn main(args: &[String]) -> ExitCode {
+    let args = match parse(args) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("experiments check: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let config = args.config.clone();
+    let start = Instant::now();
+    let outcome = Search::new(config.clone()).and_then(|s| {
+        let mut search = s.with_threads(args.threads);
+        search.finish()?;
+        Ok(search)
+    });
+    let search = match outcome {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("experiments check: the databases failed: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let elapsed = start.elapsed();
+    let counts = search.counts();
+    let Some(verdict) = search.verdict() else {
+        eprintln!("experiments check: no verdict");
+        return ExitCode::FAILURE;
+    };
+    if let (Some(path), Verdict::Violated(c)) = (&args.save, verdict) {
+        if let Err(e) = std::fs::write(path, c.trace.to_json_pretty() + "\n") {
+            eprintln!("experiments check: cannot write {path}: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    let ms = elapsed.as_millis();
+    let per_s = |n: u64| (n as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64;
+    if args.json {
+        let doc = document(&config, &search, ms);
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "check: {} flow(s) × {} event(s), {} resend(s), {} crash(es), consumer {}, producer {}{}, {} thread(s)",
+            config.flows,
+            config.events,
+            config.resends,
+            config.crashes,
+            config.consumer.name(),
+            config.producer.name(),
+            if config.schema2.is_empty() {
+                String::new()
+            } else {
+                format!(", schema 2: {}", config.schema2.iter().cloned().collect::<Vec<_>>().join(","))
+            },
+            args.threads
+        );
+        let _ = writeln!(
+            out,
+            "{} states, {} transitions, depth {}, {} quiescent; {ms} ms ({} states/s, {} transitions/s)",
+            counts.states,
+            counts.transitions,
+            counts.depth,
+            counts.quiescent,
+            per_s(counts.states),
+            per_s(counts.transitions)
+        );
+        match verdict {
+            Verdict::Holds => {
+                let _ = writeln!(
+                    out,
+                    "holds: consumer_invariant, no_loss and completion hold in every one of {} states",
+                    counts.states
+                );
+            }
+            Verdict::Violated(c) => {
+                let _ = writeln!(
+                    out,
+                    "violated: {} — the shortest history that breaks it has {} steps:",
+                    c.violation.property.name(),
+                    c.reports.len()
+                );
+                for (i, (step, report)) in c.trace.steps.iter().zip(&c.reports).enumerate() {
+                    let result = match report.boundary {
+                        Some(b) => format!("{} at {}", report.result, b.name()),
+                        None => report.result.clone(),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "  {:>2}. {:<44} → {result}",
+                        i + 1,
+                        checker::describe(step)
+                    );
+                }
+                let _ = writeln!(out, "why: {}", checker::why(&config, c));
+                if let Some(path) = &args.save {
+                    let _ = writeln!(
+                        out,
+                        "saved the counterexample to {path} (replay it: experiments replay {path})"
+                    );
+                }
+            }
+        }
+    }
+    match verdict {
+        Verdict::Holds => ExitCode::SUCCESS,
+        Verdict::Violated(_) => ExitCode::FAILURE,
+    }
+}
+
+/// `outbox-playground-check/1`: config, counts, verdict, property, counterexample.
+fn document(config: &Config, search: &Search, ms: u128) -> Value {
+    let counts = search.counts();
+    let (verdict, property, counterexample, why) = match search.verdict() {
+        Some(Verdict::Violated(c)) => (
+            "violated",
+            json!(c.violation.property.name()),
+            serde_json::to_value(&c.trace).unwrap_or(Value::Null),
+            json!(checker::why(config, c)),
+        ),
+        _ => ("holds", Value::Null, Value::Null, Value::Null),
+    };
+    let results: Value = match search.verdict() {
+        Some(Verdict::Violated(c)) => serde_json::to_value(&c.reports).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    json!({
+        "format": "outbox-playground-check/1",
+        "config": {
+            "flows": config.flows,
+            "events": config.events,
+            "resends": config.resends,
+            "crashes": config.crashes,
+            "schema2": config.schema2,
+            "consumer": config.consumer.name(),
+            "producer": config.producer.name(),
+        },
+        "counts": {
+            "states": counts.states,
+            "transitions": counts.transitions,
+            "depth": counts.depth,
+            "quiescent": counts.quiescent,
+        },
+        "elapsed_ms": ms as u64,
+        "verdict": verdict,
+        "property": property,
+        "why": why,
+        "counterexample": counterexample,
+        "results": results,
+    })
+}

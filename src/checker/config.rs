@@ -1,0 +1,152 @@
+//! The checker's configuration (CHECKER.md "Configuration"): the bounds of the search, checked before anything
+//! runs, and the fixed events they imply.
+
+use crate::protocol::{Event, Ordering, WriteMode, KINDS};
+use crate::trace::{schema_payload, Step};
+use std::collections::BTreeSet;
+
+/// The flows a configuration can name, in order.
+pub const FLOW_IDS: [&str; 3] = ["A", "B", "C"];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// 1–3: flows `A`, `B`, `C`.
+    pub flows: u8,
+    /// 1–3 events per flow: `A1 A2 A3`, kinds `reserved confirmed released`.
+    pub events: u8,
+    /// 0–3 relays of a row already accepted.
+    pub resends: u8,
+    /// 0–3 process exits (a step with `crash_at`, or an `unsafe_dual_write`).
+    pub crashes: u8,
+    /// Event ids produced in schema 2 (`{"units":3}`); `support_v2` stays false.
+    pub schema2: BTreeSet<String>,
+    pub consumer: Ordering,
+    pub producer: WriteMode,
+}
+
+impl Default for Config {
+    /// The page's default: 2 flows × 3 events × 1 resend × 1 crash, strict, atomic.
+    fn default() -> Config {
+        Config {
+            flows: 2,
+            events: 3,
+            resends: 1,
+            crashes: 1,
+            schema2: BTreeSet::new(),
+            consumer: Ordering::Strict,
+            producer: WriteMode::Atomic,
+        }
+    }
+}
+
+/// One event of a configuration: `flow` and `seq` index it (0-based flow, 1-based seq).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ev {
+    pub flow: u8,
+    pub seq: u8,
+}
+
+impl Ev {
+    /// A compact index, in event-id order (`A1 A2 A3 B1 …`).
+    pub fn index(self) -> u8 {
+        self.flow * 3 + (self.seq - 1)
+    }
+
+    pub fn from_index(i: u8) -> Ev {
+        Ev {
+            flow: i / 3,
+            seq: i % 3 + 1,
+        }
+    }
+
+    pub fn id(self) -> String {
+        format!("{}{}", FLOW_IDS[self.flow as usize], self.seq)
+    }
+
+    pub fn flow_id(self) -> &'static str {
+        FLOW_IDS[self.flow as usize]
+    }
+
+    pub fn kind(self) -> &'static str {
+        KINDS[(self.seq - 1) as usize]
+    }
+}
+
+impl Config {
+    /// Every bound of CHECKER.md, with a message naming the knob and its range.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, value, min, max) in [
+            ("flows", self.flows, 1, 3),
+            ("events", self.events, 1, 3),
+            ("resends", self.resends, 0, 3),
+            ("crashes", self.crashes, 0, 3),
+        ] {
+            if !(min..=max).contains(&value) {
+                return Err(format!("{name} must be from {min} to {max}, got {value}"));
+            }
+        }
+        for id in &self.schema2 {
+            if self.parse_event(id).is_none() {
+                return Err(format!(
+                    "schema2 names `{id}`, which is not an event of {} flow(s) × {} event(s) ({})",
+                    self.flows,
+                    self.events,
+                    self.events().map(Ev::id).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `--schema2 A2,B1` (empty text: none). Validity against the flows and events is [`Config::validate`]'s.
+    pub fn parse_schema2(text: &str) -> BTreeSet<String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The event an id names in this configuration.
+    pub fn parse_event(&self, id: &str) -> Option<Ev> {
+        self.events().find(|e| e.id() == id)
+    }
+
+    /// Every event, in id order.
+    pub fn events(&self) -> impl Iterator<Item = Ev> + '_ {
+        (0..self.flows).flat_map(move |flow| (1..=self.events).map(move |seq| Ev { flow, seq }))
+    }
+
+    pub fn schema(&self, ev: Ev) -> i64 {
+        if self.schema2.contains(&ev.id()) {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The event exactly as the producer commits it.
+    pub fn event(&self, ev: Ev) -> Event {
+        let schema = self.schema(ev);
+        Event::new(
+            &ev.id(),
+            ev.flow_id(),
+            i64::from(ev.seq),
+            ev.kind(),
+            schema,
+            schema_payload(schema),
+        )
+        .unwrap_or_else(|e| unreachable!("the checker's events are within every bound: {e}"))
+    }
+
+    /// The `advance` step that produces `ev` (`expected_seq` = its seq − 1).
+    pub fn advance(&self, ev: Ev) -> Step {
+        Step::advance(
+            ev.flow_id(),
+            &ev.id(),
+            i64::from(ev.seq) - 1,
+            ev.kind(),
+            self.schema(ev),
+        )
+    }
+}

@@ -1,0 +1,467 @@
+//! The breadth-first search of CHECKER.md over the real protocol code on real SQLite. Each state is loaded back
+//! into the databases directly ([`crate::protocol::System::load`]), never replayed from the start; each action is
+//! one TRACE.md step run by the one engine, [`Session`]. The search runs in slices (`run(budget)`), so the page
+//! can yield between them; natively, several searches of one level run on threads.
+
+use super::config::{Config, Ev};
+use super::properties::{self, Property, Violation};
+use super::state::State;
+use crate::protocol::{Boundary, WriteMode};
+use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
+use std::collections::HashSet;
+
+/// One action of CHECKER.md's list, on a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Produce the flow's next event.
+    Advance(Ev),
+    /// The same, the article's unsafe way (a process exit after the state commit).
+    UnsafeDualWrite(Ev),
+    /// Relay an unaccepted outbox row.
+    Relay(Ev),
+    /// Relay a row already accepted: the network repeats a message.
+    Resend(Ev),
+    /// One apply attempt on a flow.
+    Apply(u8),
+}
+
+/// An action and the boundary at which its process exits, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub action: Action,
+    pub crash: Option<Boundary>,
+}
+
+impl Move {
+    pub fn step(&self, config: &Config) -> Step {
+        let step = match self.action {
+            Action::Advance(ev) => config.advance(ev),
+            Action::UnsafeDualWrite(ev) => config.advance(ev).into_unsafe_dual_write(),
+            Action::Relay(ev) | Action::Resend(ev) => Step::relay(Some(&ev.id())),
+            Action::Apply(flow) => Step::apply(super::config::FLOW_IDS[flow as usize]),
+        };
+        step.with_crash_at(self.crash)
+    }
+
+    /// What the move spends: `(resends, crashes)`.
+    fn cost(&self) -> (u8, u8) {
+        match (self.action, self.crash) {
+            (Action::Resend(_), _) => (1, 0),
+            (Action::UnsafeDualWrite(_), _) | (_, Some(_)) => (0, 1),
+            _ => (0, 0),
+        }
+    }
+}
+
+/// CHECKER.md's "What a run reports" (elapsed time is the caller's: the core has no clock on every target).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub states: u64,
+    pub transitions: u64,
+    pub depth: u32,
+    pub quiescent: u64,
+}
+
+/// The shortest history that breaks a property: its moves, as a trace, with each step's result.
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    pub violation: Violation,
+    pub moves: Vec<Move>,
+    pub trace: Trace,
+    /// Each step's report, from replaying the trace on fresh databases.
+    pub reports: Vec<StepReport>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    Holds,
+    Violated(Box<Counterexample>),
+}
+
+impl Verdict {
+    /// `holds` or `violated`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated(_) => "violated",
+        }
+    }
+}
+
+/// The actions from `s`, in CHECKER.md's order, without their crash variants.
+pub fn actions(config: &Config, s: &State) -> Vec<Action> {
+    let mut out = Vec::new();
+    for flow in 0..config.flows {
+        let seq = s.flow_seq(flow);
+        if seq < config.events {
+            let ev = Ev { flow, seq: seq + 1 };
+            out.push(Action::Advance(ev));
+            if config.producer == WriteMode::UnsafeDualWrite && s.crashes_used < config.crashes {
+                out.push(Action::UnsafeDualWrite(ev));
+            }
+        }
+    }
+    out.extend(
+        s.outbox
+            .iter()
+            .filter(|(_, a)| !a)
+            .map(|(ev, _)| Action::Relay(*ev)),
+    );
+    if s.resends_used < config.resends {
+        out.extend(
+            s.outbox
+                .iter()
+                .filter(|(_, a)| *a)
+                .map(|(ev, _)| Action::Resend(*ev)),
+        );
+    }
+    let mut flows: Vec<u8> = s.inbox.iter().map(|r| r.ev.flow).collect();
+    flows.dedup();
+    out.extend(flows.into_iter().map(Action::Apply));
+    out
+}
+
+/// Runs moves on one pair of databases: load a state, run a step, read the state it leads to.
+struct Runner {
+    config: Config,
+    session: Session,
+}
+
+impl Runner {
+    fn new(config: &Config) -> Result<Runner, String> {
+        let session = Session::new(ConsumerSetup {
+            ordering: config.consumer,
+            support_v2: false,
+        })?;
+        Ok(Runner {
+            config: config.clone(),
+            session,
+        })
+    }
+
+    /// From `from` (its rows in `loaded`), runs `m`; returns the state it leads to and the step's report.
+    fn run(
+        &mut self,
+        from: &State,
+        loaded: &crate::protocol::Snapshot,
+        m: Move,
+    ) -> Result<(State, StepReport), String> {
+        self.session.load(loaded)?;
+        let report = self.session.step(&m.step(&self.config));
+        let (r, c) = m.cost();
+        let after = State::from_snapshot(
+            &self.config,
+            &self.session.snapshot()?,
+            from.resends_used + r,
+            from.crashes_used + c,
+        )?;
+        Ok((after, report))
+    }
+
+    /// Every move from `s`, in order, with the state each leads to.
+    fn expand(&mut self, s: &State) -> Result<Vec<(Move, State)>, String> {
+        let loaded = s.to_snapshot(&self.config);
+        let mut out = Vec::new();
+        for action in actions(&self.config, s) {
+            let m = Move {
+                action,
+                crash: None,
+            };
+            let (after, report) = self.run(s, &loaded, m)?;
+            out.push((m, after));
+            let crashable = matches!(
+                action,
+                Action::Advance(_) | Action::Relay(_) | Action::Apply(_)
+            );
+            if crashable && s.crashes_used < self.config.crashes {
+                let mut passed = report.passed.clone();
+                passed.sort();
+                passed.dedup();
+                for b in passed {
+                    let m = Move {
+                        action,
+                        crash: Some(b),
+                    };
+                    let (after, _) = self.run(s, &loaded, m)?;
+                    out.push((m, after));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `s` is quiescent (CHECKER.md): produced in full, nothing unacknowledged, and no flow's apply
+    /// changes a row.
+    fn quiescent(&mut self, s: &State) -> Result<bool, String> {
+        if !properties::producer_done(&self.config, s) {
+            return Ok(false);
+        }
+        let loaded = s.to_snapshot(&self.config);
+        for action in actions(&self.config, s) {
+            if let Action::Apply(_) = action {
+                let (after, _) = self.run(
+                    s,
+                    &loaded,
+                    Move {
+                        action,
+                        crash: None,
+                    },
+                )?;
+                if !after.same_rows(s) {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The properties of a newly generated state, in CHECKER.md's order; `Ok(true)` when it is quiescent.
+    fn judge(&mut self, s: &State) -> Result<(Option<Violation>, bool), String> {
+        if let Some(v) =
+            properties::consumer_invariant(s).or_else(|| properties::no_loss(&self.config, s))
+        {
+            return Ok((Some(v), false));
+        }
+        let quiescent = self.quiescent(s)?;
+        let v = if quiescent {
+            properties::completion(&self.config, s)
+        } else {
+            None
+        };
+        Ok((v, quiescent))
+    }
+}
+
+/// A breadth-first search, run a slice at a time.
+pub struct Search {
+    config: Config,
+    runner: Runner,
+    visited: HashSet<Box<[u8]>>,
+    /// For each state id: its parent's id and the move that first reached it (the root: `None`).
+    parents: Vec<Option<(u32, Move)>>,
+    frontier: Vec<(u32, State)>,
+    cursor: usize,
+    next: Vec<(u32, State)>,
+    level: u32,
+    counts: Counts,
+    verdict: Option<Verdict>,
+    threads: usize,
+}
+
+impl Search {
+    /// Checks the configuration (a refusal names the knob) and judges the initial state.
+    pub fn new(config: Config) -> Result<Search, String> {
+        config.validate()?;
+        let mut runner = Runner::new(&config)?;
+        let root = State::default();
+        let (violation, quiescent) = runner.judge(&root)?;
+        let mut search = Search {
+            config,
+            runner,
+            visited: HashSet::from([root.key()]),
+            parents: vec![None],
+            frontier: vec![(0, root)],
+            cursor: 0,
+            next: Vec::new(),
+            level: 0,
+            counts: Counts {
+                states: 1,
+                transitions: 0,
+                depth: 0,
+                quiescent: u64::from(quiescent),
+            },
+            verdict: None,
+            threads: 1,
+        };
+        if let Some(v) = violation {
+            search.stop(0, v)?;
+        }
+        Ok(search)
+    }
+
+    /// Natively, expand each level on up to `threads` threads (counts do not depend on it).
+    pub fn with_threads(mut self, threads: usize) -> Search {
+        self.threads = threads.max(1);
+        self
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The verdict, once the search is done.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.verdict.as_ref()
+    }
+
+    /// Expands states until about `budget` transitions have run or the search is done; `Ok(true)` when done.
+    pub fn run(&mut self, budget: u64) -> Result<bool, String> {
+        let until = self.counts.transitions.saturating_add(budget);
+        while self.verdict.is_none() && self.counts.transitions < until {
+            if self.cursor == self.frontier.len() {
+                if self.next.is_empty() {
+                    self.verdict = Some(Verdict::Holds);
+                    break;
+                }
+                self.frontier = std::mem::take(&mut self.next);
+                self.cursor = 0;
+                self.level += 1;
+            }
+            if self.threads > 1 && cfg!(not(target_arch = "wasm32")) {
+                self.run_level_parallel()?;
+                continue;
+            }
+            let (id, state) = self.frontier[self.cursor].clone();
+            self.cursor += 1;
+            for (m, after) in self.runner.expand(&state)? {
+                self.counts.transitions += 1;
+                if self.offer(id, m, after, None)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(self.verdict.is_some())
+    }
+
+    /// Runs to the end.
+    pub fn finish(&mut self) -> Result<&Verdict, String> {
+        while !self.run(u64::MAX)? {}
+        self.verdict
+            .as_ref()
+            .ok_or_else(|| "the search ended without a verdict".to_owned())
+    }
+
+    /// A state reached by `m` from `parent`: new ones are judged (or were, on another thread: `judged`) and
+    /// queued. `Ok(true)` when it breaks a property and the search stops.
+    fn offer(
+        &mut self,
+        parent: u32,
+        m: Move,
+        after: State,
+        judged: Option<(Option<Violation>, bool)>,
+    ) -> Result<bool, String> {
+        if !self.visited.insert(after.key()) {
+            return Ok(false);
+        }
+        let id = self.parents.len() as u32;
+        self.parents.push(Some((parent, m)));
+        self.counts.states += 1;
+        self.counts.depth = self.level + 1;
+        let (violation, quiescent) = match judged {
+            Some(j) => j,
+            None => self.runner.judge(&after)?,
+        };
+        self.counts.quiescent += u64::from(quiescent);
+        if let Some(v) = violation {
+            self.stop(id, v)?;
+            return Ok(true);
+        }
+        self.next.push((id, after));
+        Ok(false)
+    }
+
+    /// The rest of the current level on threads, each with its own databases; results are merged in frontier
+    /// order, so the states' ids, the counts and the verdict's property do not depend on the threads.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn run_level_parallel(&mut self) -> Result<(), String> {
+        let work = &self.frontier[self.cursor..];
+        let chunk = work.len().div_ceil(self.threads).max(1);
+        let known = &self.visited;
+        let config = &self.config;
+        type Expanded = Vec<(u32, Vec<(Move, State, Option<(Option<Violation>, bool)>)>)>;
+        let results: Vec<Result<Expanded, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = work
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || -> Result<Expanded, String> {
+                        let mut runner = Runner::new(config)?;
+                        let mut judged_here = HashSet::new();
+                        let mut out = Vec::new();
+                        for (id, state) in part {
+                            let mut children = Vec::new();
+                            for (m, after) in runner.expand(state)? {
+                                let key = after.key();
+                                // Judge what may be new (a state another thread also reaches is judged twice).
+                                let judged = if !known.contains(&key) && judged_here.insert(key) {
+                                    Some(runner.judge(&after)?)
+                                } else {
+                                    None
+                                };
+                                children.push((m, after, judged));
+                            }
+                            out.push((*id, children));
+                        }
+                        Ok(out)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a checker thread failed".into()))
+                })
+                .collect()
+        });
+        self.cursor = self.frontier.len();
+        for part in results {
+            for (id, children) in part? {
+                for (m, after, judged) in children {
+                    self.counts.transitions += 1;
+                    if self.offer(id, m, after, judged)? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn run_level_parallel(&mut self) -> Result<(), String> {
+        self.threads = 1;
+        Ok(())
+    }
+
+    /// Stops at state `id`: rebuilds its history as a trace and replays it on fresh databases for the reports.
+    fn stop(&mut self, id: u32, violation: Violation) -> Result<(), String> {
+        let mut moves = Vec::new();
+        let mut at = id;
+        while let Some((parent, m)) = self.parents[at as usize] {
+            moves.push(m);
+            at = parent;
+        }
+        moves.reverse();
+        let trace = Trace::new(
+            ConsumerSetup {
+                ordering: self.config.consumer,
+                support_v2: false,
+            },
+            moves.iter().map(|m| m.step(&self.config)).collect(),
+        );
+        let mut session = Session::new(trace.consumer)?;
+        let reports = trace.steps.iter().map(|s| session.step(s)).collect();
+        self.verdict = Some(Verdict::Violated(Box::new(Counterexample {
+            violation,
+            moves,
+            trace,
+            reports,
+        })));
+        Ok(())
+    }
+}
+
+/// What the property means in words, for a reader who sees it broken.
+pub fn property_words(p: Property) -> &'static str {
+    match p {
+        Property::ConsumerInvariant => {
+            "the consumer's effects are not a legal, contiguous prefix of its events"
+        }
+        Property::NoLoss => "a committed transition or an acknowledged message was lost",
+        Property::Completion => "the system went quiet with work left undone",
+    }
+}

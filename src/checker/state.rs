@@ -1,0 +1,265 @@
+//! A checker state (CHECKER.md "State"): what survives a restart — the committed rows of both databases — plus
+//! the budgets used, in a compact form that is also its fingerprint. Bodies are fixed by the ids, so they are
+//! left out and rebuilt when the state is loaded back into SQLite.
+
+use super::config::{Config, Ev};
+use crate::protocol::system::{
+    ConsumerTables, EffectRow, FlowRow, InboxRow, OutboxRow, ProducerTables, ProjectionRow,
+};
+use crate::protocol::{held_after, BlockReason, Snapshot, AMOUNT};
+
+/// `new reserved confirmed released`: a flow's or projection's state.
+pub const STATES: [&str; 4] = ["new", "reserved", "confirmed", "released"];
+/// An inbox row's state.
+pub const INBOX_STATES: [&str; 3] = ["pending", "blocked", "applied"];
+/// An inbox row's reason: none, or why it is blocked.
+pub const REASONS: [Option<BlockReason>; 4] = [
+    None,
+    Some(BlockReason::UnsupportedSchema),
+    Some(BlockReason::InvalidPayload),
+    Some(BlockReason::InvalidTransition),
+];
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlowState {
+    pub flow: u8,
+    pub seq: u8,
+    pub state: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InboxState {
+    pub ev: Ev,
+    pub state: u8,
+    pub reason: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProjectionState {
+    pub flow: u8,
+    pub last_seq: u8,
+    pub state: u8,
+    pub held: u8,
+}
+
+/// Rows sorted as the result document sorts them; effects in written order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct State {
+    pub flow: Vec<FlowState>,
+    /// `(event, accepted)`.
+    pub outbox: Vec<(Ev, bool)>,
+    pub inbox: Vec<InboxState>,
+    pub projection: Vec<ProjectionState>,
+    pub effects: Vec<Ev>,
+    pub resends_used: u8,
+    pub crashes_used: u8,
+}
+
+fn code(table: &[&str], value: &str, what: &str) -> Result<u8, String> {
+    table
+        .iter()
+        .position(|s| *s == value)
+        .map(|i| i as u8)
+        .ok_or_else(|| format!("unexpected {what} `{value}`"))
+}
+
+fn small(value: i64, what: &str) -> Result<u8, String> {
+    u8::try_from(value).map_err(|_| format!("unexpected {what} {value}"))
+}
+
+impl State {
+    /// The committed rows of `snapshot`, with the budgets given.
+    pub fn from_snapshot(
+        config: &Config,
+        s: &Snapshot,
+        resends_used: u8,
+        crashes_used: u8,
+    ) -> Result<State, String> {
+        let ev = |id: &str| {
+            config
+                .parse_event(id)
+                .ok_or_else(|| format!("unexpected event `{id}`"))
+        };
+        let flow_index = |id: &str| {
+            super::config::FLOW_IDS
+                .iter()
+                .position(|f| *f == id)
+                .map(|i| i as u8)
+                .ok_or_else(|| format!("unexpected flow `{id}`"))
+        };
+        Ok(State {
+            flow: s
+                .producer
+                .flow
+                .iter()
+                .map(|r| {
+                    Ok(FlowState {
+                        flow: flow_index(&r.flow_id)?,
+                        seq: small(r.seq, "seq")?,
+                        state: code(&STATES, &r.state, "state")?,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+            outbox: s
+                .producer
+                .outbox
+                .iter()
+                .map(|r| Ok((ev(&r.event_id)?, r.accepted == 1)))
+                .collect::<Result<_, String>>()?,
+            inbox: s
+                .consumer
+                .inbox
+                .iter()
+                .map(|r| {
+                    let reason = REASONS
+                        .iter()
+                        .position(|x| x.map(BlockReason::name) == r.reason.as_deref())
+                        .ok_or_else(|| format!("unexpected reason {:?}", r.reason))?;
+                    Ok(InboxState {
+                        ev: ev(&r.event_id)?,
+                        state: code(&INBOX_STATES, &r.state, "inbox state")?,
+                        reason: reason as u8,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+            projection: s
+                .consumer
+                .projection
+                .iter()
+                .map(|r| {
+                    Ok(ProjectionState {
+                        flow: flow_index(&r.flow_id)?,
+                        last_seq: small(r.last_seq, "last_seq")?,
+                        state: code(&STATES, &r.state, "state")?,
+                        held: small(r.held, "held")?,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+            effects: s
+                .consumer
+                .effect
+                .iter()
+                .map(|r| ev(&r.event_id))
+                .collect::<Result<_, String>>()?,
+            resends_used,
+            crashes_used,
+        })
+    }
+
+    /// The rows, bodies rebuilt, ready for [`crate::protocol::System::load`].
+    pub fn to_snapshot(&self, config: &Config) -> Snapshot {
+        let id = |flow: u8| super::config::FLOW_IDS[flow as usize].to_owned();
+        Snapshot {
+            producer: ProducerTables {
+                flow: self
+                    .flow
+                    .iter()
+                    .map(|f| FlowRow {
+                        flow_id: id(f.flow),
+                        seq: i64::from(f.seq),
+                        state: STATES[f.state as usize].to_owned(),
+                        amount: AMOUNT,
+                    })
+                    .collect(),
+                outbox: self
+                    .outbox
+                    .iter()
+                    .map(|(ev, accepted)| OutboxRow {
+                        event_id: ev.id(),
+                        flow_id: ev.flow_id().to_owned(),
+                        seq: i64::from(ev.seq),
+                        body: config.event(*ev).canonical_body(),
+                        accepted: i64::from(*accepted),
+                    })
+                    .collect(),
+            },
+            consumer: ConsumerTables {
+                support_v2: false,
+                inbox: self
+                    .inbox
+                    .iter()
+                    .map(|r| InboxRow {
+                        event_id: r.ev.id(),
+                        flow_id: r.ev.flow_id().to_owned(),
+                        seq: i64::from(r.ev.seq),
+                        body: config.event(r.ev).canonical_body(),
+                        state: INBOX_STATES[r.state as usize].to_owned(),
+                        reason: REASONS[r.reason as usize].map(|x| x.name().to_owned()),
+                    })
+                    .collect(),
+                projection: self
+                    .projection
+                    .iter()
+                    .map(|p| ProjectionRow {
+                        flow_id: id(p.flow),
+                        last_seq: i64::from(p.last_seq),
+                        state: STATES[p.state as usize].to_owned(),
+                        held: i64::from(p.held),
+                    })
+                    .collect(),
+                effect: self
+                    .effects
+                    .iter()
+                    .map(|ev| EffectRow {
+                        event_id: ev.id(),
+                        flow_id: ev.flow_id().to_owned(),
+                        seq: i64::from(ev.seq),
+                        kind: ev.kind().to_owned(),
+                        held: held_after(ev.kind()),
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    /// The same rows (budgets aside).
+    pub fn same_rows(&self, other: &State) -> bool {
+        self.flow == other.flow
+            && self.outbox == other.outbox
+            && self.inbox == other.inbox
+            && self.projection == other.projection
+            && self.effects == other.effects
+    }
+
+    /// The fingerprint as bytes: every field of CHECKER.md's state, nothing else.
+    pub fn key(&self) -> Box<[u8]> {
+        let mut k = Vec::with_capacity(48);
+        k.push(self.resends_used);
+        k.push(self.crashes_used);
+        k.push(self.flow.len() as u8);
+        for f in &self.flow {
+            k.extend([f.flow, f.seq, f.state]);
+        }
+        k.push(self.outbox.len() as u8);
+        for (ev, accepted) in &self.outbox {
+            k.extend([ev.index(), u8::from(*accepted)]);
+        }
+        k.push(self.inbox.len() as u8);
+        for r in &self.inbox {
+            k.extend([r.ev.index(), r.state, r.reason]);
+        }
+        k.push(self.projection.len() as u8);
+        for p in &self.projection {
+            k.extend([p.flow, p.last_seq, p.state, p.held]);
+        }
+        k.push(self.effects.len() as u8);
+        k.extend(self.effects.iter().map(|e| e.index()));
+        k.into_boxed_slice()
+    }
+
+    /// A flow's committed seq at the producer (0 without a row).
+    pub fn flow_seq(&self, flow: u8) -> u8 {
+        self.flow
+            .iter()
+            .find(|f| f.flow == flow)
+            .map_or(0, |f| f.seq)
+    }
+
+    /// A flow's projection: `(last_seq, state)`, `(0, new)` without a row.
+    pub fn last_seq(&self, flow: u8) -> (u8, u8) {
+        self.projection
+            .iter()
+            .find(|p| p.flow == flow)
+            .map_or((0, 0), |p| (p.last_seq, p.state))
+    }
+}
