@@ -861,6 +861,21 @@ impl Session {
         self.system.load(snapshot).map_err(stop_message)
     }
 
+    /// Changes the committed rows from `from` to `to` (see [`System::load_changes`]).
+    pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), String> {
+        self.system.load_changes(from, to).map_err(stop_message)
+    }
+
+    /// See [`System::set_quick_restart`].
+    pub fn set_quick_restart(&mut self, on: bool) {
+        self.system.set_quick_restart(on);
+    }
+
+    /// Both databases' committed rows without their bodies (what a fingerprint reads).
+    pub fn rows_without_bodies(&self) -> Result<Snapshot, String> {
+        self.system.rows_without_bodies().map_err(stop_message)
+    }
+
     /// The invariant over the committed consumer tables.
     pub fn check_invariant(&self) -> Result<Invariant, String> {
         let view = self.system.consumer_view().map_err(stop_message)?;

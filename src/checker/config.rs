@@ -7,6 +7,8 @@ use std::collections::BTreeSet;
 
 /// The flows a configuration can name, in order.
 pub const FLOW_IDS: [&str; 3] = ["A", "B", "C"];
+/// Their events, in id order (the index of [`Ev::index`]).
+const EVENT_IDS: [&str; 9] = ["A1", "A2", "A3", "B1", "B2", "B3", "C1", "C2", "C3"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -59,8 +61,8 @@ impl Ev {
         }
     }
 
-    pub fn id(self) -> String {
-        format!("{}{}", FLOW_IDS[self.flow as usize], self.seq)
+    pub fn id(self) -> &'static str {
+        EVENT_IDS[self.index() as usize]
     }
 
     pub fn flow_id(self) -> &'static str {
@@ -118,7 +120,7 @@ impl Config {
     }
 
     pub fn schema(&self, ev: Ev) -> i64 {
-        if self.schema2.contains(&ev.id()) {
+        if self.schema2.contains(ev.id()) {
             2
         } else {
             1
@@ -129,7 +131,7 @@ impl Config {
     pub fn event(&self, ev: Ev) -> Event {
         let schema = self.schema(ev);
         Event::new(
-            &ev.id(),
+            ev.id(),
             ev.flow_id(),
             i64::from(ev.seq),
             ev.kind(),
@@ -139,11 +141,20 @@ impl Config {
         .unwrap_or_else(|e| unreachable!("the checker's events are within every bound: {e}"))
     }
 
+    /// Every event's canonical body, by [`Ev::index`] (empty for events outside the configuration).
+    pub fn bodies(&self) -> Vec<String> {
+        let mut out = vec![String::new(); EVENT_IDS.len()];
+        for ev in self.events() {
+            out[ev.index() as usize] = self.event(ev).canonical_body();
+        }
+        out
+    }
+
     /// The `advance` step that produces `ev` (`expected_seq` = its seq − 1).
     pub fn advance(&self, ev: Ev) -> Step {
         Step::advance(
             ev.flow_id(),
-            &ev.id(),
+            ev.id(),
             i64::from(ev.seq) - 1,
             ev.kind(),
             self.schema(ev),

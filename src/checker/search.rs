@@ -37,7 +37,7 @@ impl Move {
         let step = match self.action {
             Action::Advance(ev) => config.advance(ev),
             Action::UnsafeDualWrite(ev) => config.advance(ev).into_unsafe_dual_write(),
-            Action::Relay(ev) | Action::Resend(ev) => Step::relay(Some(&ev.id())),
+            Action::Relay(ev) | Action::Resend(ev) => Step::relay(Some(ev.id())),
             Action::Apply(flow) => Step::apply(super::config::FLOW_IDS[flow as usize]),
         };
         step.with_crash_at(self.crash)
@@ -121,53 +121,81 @@ pub fn actions(config: &Config, s: &State) -> Vec<Action> {
     out
 }
 
-/// Runs moves on one pair of databases: load a state, run a step, read the state it leads to.
+/// Runs moves on one pair of databases: enter a state, run a step, read the state it leads to.
 struct Runner {
     config: Config,
     session: Session,
+    /// The rows of the state the moves start from.
+    entered: crate::protocol::Snapshot,
+    /// Every event's body (see [`Config::bodies`]).
+    bodies: Vec<String>,
+    /// What the databases hold now, when known (then restoring writes only the rows that differ).
+    holds: Option<crate::protocol::Snapshot>,
+    /// The databases hold exactly the entered state (no move has run since).
+    fresh: bool,
 }
 
 impl Runner {
     fn new(config: &Config) -> Result<Runner, String> {
-        let session = Session::new(ConsumerSetup {
+        let mut session = Session::new(ConsumerSetup {
             ordering: config.consumer,
             support_v2: false,
         })?;
+        session.set_quick_restart(true);
         Ok(Runner {
             config: config.clone(),
             session,
+            entered: State::default().to_snapshot(&config.bodies()),
+            bodies: config.bodies(),
+            holds: None,
+            fresh: false,
         })
     }
 
-    /// From `from` (its rows in `loaded`), runs `m`; returns the state it leads to and the step's report.
-    fn run(
-        &mut self,
-        from: &State,
-        loaded: &crate::protocol::Snapshot,
-        m: Move,
-    ) -> Result<(State, StepReport), String> {
-        self.session.load(loaded)?;
+    /// Puts `s`'s rows into the databases and copies them aside: each move from `s` starts from that copy.
+    fn enter(&mut self, s: &State) -> Result<(), String> {
+        let rows = s.to_snapshot(&self.bodies);
+        match self.holds.take() {
+            Some(now) => self.session.load_changes(&now, &rows)?,
+            None => self.session.load(&rows)?,
+        }
+        self.entered = rows;
+        self.fresh = true;
+        Ok(())
+    }
+
+    /// From the entered state `from`, runs `m`; returns the state it leads to and the step's report.
+    fn run(&mut self, from: &State, m: Move) -> Result<(State, StepReport), String> {
+        if !self.fresh {
+            let now = self
+                .holds
+                .take()
+                .ok_or_else(|| "the checker lost track of the databases".to_owned())?;
+            self.session.load_changes(&now, &self.entered)?;
+        }
+        self.fresh = false;
         let report = self.session.step(&m.step(&self.config));
         let (r, c) = m.cost();
         let after = State::from_snapshot(
             &self.config,
-            &self.session.snapshot()?,
+            &self.session.rows_without_bodies()?,
             from.resends_used + r,
             from.crashes_used + c,
         )?;
+        self.holds = Some(after.to_snapshot(&self.bodies));
         Ok((after, report))
     }
 
     /// Every move from `s`, in order, with the state each leads to.
     fn expand(&mut self, s: &State) -> Result<Vec<(Move, State)>, String> {
-        let loaded = s.to_snapshot(&self.config);
+        self.enter(s)?;
         let mut out = Vec::new();
         for action in actions(&self.config, s) {
             let m = Move {
                 action,
                 crash: None,
             };
-            let (after, report) = self.run(s, &loaded, m)?;
+            let (after, report) = self.run(s, m)?;
             out.push((m, after));
             let crashable = matches!(
                 action,
@@ -182,7 +210,7 @@ impl Runner {
                         action,
                         crash: Some(b),
                     };
-                    let (after, _) = self.run(s, &loaded, m)?;
+                    let (after, _) = self.run(s, m)?;
                     out.push((m, after));
                 }
             }
@@ -196,17 +224,18 @@ impl Runner {
         if !properties::producer_done(&self.config, s) {
             return Ok(false);
         }
-        let loaded = s.to_snapshot(&self.config);
+        let mut entered = false;
         for action in actions(&self.config, s) {
             if let Action::Apply(_) = action {
-                let (after, _) = self.run(
-                    s,
-                    &loaded,
-                    Move {
-                        action,
-                        crash: None,
-                    },
-                )?;
+                if !entered {
+                    self.enter(s)?;
+                    entered = true;
+                }
+                let m = Move {
+                    action,
+                    crash: None,
+                };
+                let (after, _) = self.run(s, m)?;
                 if !after.same_rows(s) {
                     return Ok(false);
                 }

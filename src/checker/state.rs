@@ -146,8 +146,9 @@ impl State {
         })
     }
 
-    /// The rows, bodies rebuilt, ready for [`crate::protocol::System::load`].
-    pub fn to_snapshot(&self, config: &Config) -> Snapshot {
+    /// The rows, bodies rebuilt (`bodies`: [`Config::bodies`]), ready for [`crate::protocol::System::load`].
+    pub fn to_snapshot(&self, bodies: &[String]) -> Snapshot {
+        let body = |ev: Ev| bodies[ev.index() as usize].clone();
         let id = |flow: u8| super::config::FLOW_IDS[flow as usize].to_owned();
         Snapshot {
             producer: ProducerTables {
@@ -165,10 +166,10 @@ impl State {
                     .outbox
                     .iter()
                     .map(|(ev, accepted)| OutboxRow {
-                        event_id: ev.id(),
+                        event_id: ev.id().to_owned(),
                         flow_id: ev.flow_id().to_owned(),
                         seq: i64::from(ev.seq),
-                        body: config.event(*ev).canonical_body(),
+                        body: body(*ev),
                         accepted: i64::from(*accepted),
                     })
                     .collect(),
@@ -179,10 +180,10 @@ impl State {
                     .inbox
                     .iter()
                     .map(|r| InboxRow {
-                        event_id: r.ev.id(),
+                        event_id: r.ev.id().to_owned(),
                         flow_id: r.ev.flow_id().to_owned(),
                         seq: i64::from(r.ev.seq),
-                        body: config.event(r.ev).canonical_body(),
+                        body: body(r.ev),
                         state: INBOX_STATES[r.state as usize].to_owned(),
                         reason: REASONS[r.reason as usize].map(|x| x.name().to_owned()),
                     })
@@ -201,7 +202,7 @@ impl State {
                     .effects
                     .iter()
                     .map(|ev| EffectRow {
-                        event_id: ev.id(),
+                        event_id: ev.id().to_owned(),
                         flow_id: ev.flow_id().to_owned(),
                         seq: i64::from(ev.seq),
                         kind: ev.kind().to_owned(),

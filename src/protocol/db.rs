@@ -332,6 +332,12 @@ impl Db {
         }
     }
 
+    /// Rolls back whatever transaction this connection still has open, and forgets its boundaries.
+    pub fn abandon(&mut self) {
+        self.rollback();
+        self.clear();
+    }
+
     fn rollback(&mut self) {
         if !self.conn.is_autocommit() {
             // A failed ROLLBACK leaves nothing more to undo; the error that caused it is what gets reported.
