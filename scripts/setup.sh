@@ -38,9 +38,10 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-# npm packages: binaryen 132 for wasm-opt (Debian's 108 corrupts the module), playwright-core and axe-core for
-# the end-to-end tests.
+# npm packages: binaryen 132 for wasm-opt (Debian's 108 corrupts the module), terser for the JS glue (the
+# release build's post_build hook), playwright-core and axe-core for the end-to-end tests.
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] \
+   || [ ! -d node_modules/terser ] \
    || ! grep -q "\"version\": \"$BINARYEN_VERSION\"" node_modules/binaryen/package.json 2>/dev/null \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"

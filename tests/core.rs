@@ -470,6 +470,30 @@ both! {
         assert!(trace::parse(&big).unwrap_err().0.contains("1 MiB"));
     }
 
+    // The checker runs in this build too (natively, and in wasm32 in Chromium): strict holds on a small
+    // configuration, the dedupe-only control breaks the invariant with its three-step history, and the
+    // effect outside the transaction leaves an effect without its apply at apply.after_effect.
+    fn the_checker_searches_every_history_in_this_build() {
+        use outbox_playground::checker::{Config, Property, Search, Verdict};
+        let small = Config { flows: 1, events: 2, resends: 1, crashes: 1, ..Config::default() };
+        let mut search = Search::new(small.clone()).unwrap();
+        while !search.run(50).unwrap() {}
+        assert!(matches!(search.verdict(), Some(Verdict::Holds)));
+        assert!(search.counts().states > 10);
+        for (consumer, length, last) in [
+            (Ordering::DedupeOnly, 3, "accepted"),
+            (Ordering::EffectOutsideTx, 3, "crashed"),
+        ] {
+            let mut search = Search::new(Config { consumer, ..small.clone() }).unwrap();
+            let Some(Verdict::Violated(c)) = search.finish().ok().cloned() else {
+                panic!("{consumer:?} was not caught");
+            };
+            assert_eq!(c.violation.property, Property::ConsumerInvariant);
+            assert_eq!(c.reports.len(), length, "{consumer:?}");
+            assert_eq!(c.reports[length - 1].result, last);
+        }
+    }
+
     fn an_exported_trace_parses_back_to_the_same_steps() {
         let steps = vec![advance("A", 1), relay(None).with_crash_at(Some(Boundary::RelayAfterMark)), process_all(),
             Step::SetSupportV2 { on: true }];

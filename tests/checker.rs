@@ -1,0 +1,408 @@
+//! The checker of CHECKER.md: the protocol holds over every required configuration, each of the article's wrong
+//! turns is caught on the property it breaks with its shortest history, that history replays (in the library
+//! and through `experiments replay`) to tables that break the same property, and counts do not depend on the
+//! number of threads. The CLI's `check` as a user runs it.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_playground::checker::properties::{self, Property};
+use outbox_playground::checker::state::State;
+use outbox_playground::checker::{Config, Search, Verdict};
+use outbox_playground::protocol::system::{ConsumerTables, ProducerTables};
+use outbox_playground::protocol::{Ordering, Snapshot, WriteMode};
+use outbox_playground::trace;
+use serde_json::Value;
+use std::process::Command;
+
+fn config(flows: u8, events: u8, resends: u8, crashes: u8) -> Config {
+    Config {
+        flows,
+        events,
+        resends,
+        crashes,
+        ..Config::default()
+    }
+}
+
+fn run(config: Config, threads: usize) -> Search {
+    let mut search = Search::new(config)
+        .expect("a valid configuration")
+        .with_threads(threads);
+    search.finish().expect("the search runs");
+    search
+}
+
+#[test]
+fn strict_holds_on_every_required_configuration() {
+    let mut configs = Vec::new();
+    for resends in 0..=2 {
+        for crashes in 0..=2 {
+            configs.push(config(1, 3, resends, crashes));
+        }
+    }
+    configs.push(config(2, 2, 2, 2));
+    configs.push(config(2, 3, 1, 1));
+    // Schema 2 on the middle event: strict blocks it (support_v2 is off) and waits, which completion accepts.
+    configs.push(Config {
+        schema2: Config::parse_schema2("A2"),
+        ..config(1, 3, 1, 1)
+    });
+    configs.push(Config {
+        schema2: Config::parse_schema2("A2,B2"),
+        ..config(2, 3, 0, 1)
+    });
+    for c in configs {
+        let label = format!("{c:?}");
+        let search = run(c, 2);
+        assert!(
+            matches!(search.verdict(), Some(Verdict::Holds)),
+            "{label}: {:?}",
+            search.verdict()
+        );
+        let counts = search.counts();
+        assert!(
+            counts.states > 1 && counts.transitions >= counts.states - 1,
+            "{label}: {counts:?}"
+        );
+        assert!(
+            counts.quiescent >= 1,
+            "{label}: no quiescent state reached: {counts:?}"
+        );
+    }
+}
+
+#[test]
+fn counts_do_not_depend_on_the_number_of_threads() {
+    let c = config(2, 2, 2, 2);
+    let one = run(c.clone(), 1).counts();
+    let two = run(c.clone(), 2).counts();
+    let four = run(c, 4).counts();
+    assert_eq!(one, two);
+    assert_eq!(one, four);
+}
+
+/// The rows a result document shows, as the checker's state (budgets aside).
+fn state_of(doc: &Value, c: &Config) -> State {
+    let snapshot = Snapshot {
+        producer: ProducerTables {
+            flow: serde_json::from_value::<Vec<Value>>(doc["producer"]["flow"].clone())
+                .unwrap()
+                .iter()
+                .map(|r| outbox_playground::protocol::system::FlowRow {
+                    flow_id: r["flow_id"].as_str().unwrap().into(),
+                    seq: r["seq"].as_i64().unwrap(),
+                    state: r["state"].as_str().unwrap().into(),
+                    amount: r["amount"].as_i64().unwrap(),
+                })
+                .collect(),
+            outbox: doc["producer"]["outbox"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| outbox_playground::protocol::system::OutboxRow {
+                    event_id: r["event_id"].as_str().unwrap().into(),
+                    flow_id: r["flow_id"].as_str().unwrap().into(),
+                    seq: r["seq"].as_i64().unwrap(),
+                    body: r["body"].as_str().unwrap().into(),
+                    accepted: r["accepted"].as_i64().unwrap(),
+                })
+                .collect(),
+        },
+        consumer: ConsumerTables {
+            support_v2: false,
+            inbox: doc["consumer"]["inbox"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| outbox_playground::protocol::system::InboxRow {
+                    event_id: r["event_id"].as_str().unwrap().into(),
+                    flow_id: r["flow_id"].as_str().unwrap().into(),
+                    seq: r["seq"].as_i64().unwrap(),
+                    body: r["body"].as_str().unwrap().into(),
+                    state: r["state"].as_str().unwrap().into(),
+                    reason: r["reason"].as_str().map(Into::into),
+                })
+                .collect(),
+            projection: doc["consumer"]["projection"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| outbox_playground::protocol::system::ProjectionRow {
+                    flow_id: r["flow_id"].as_str().unwrap().into(),
+                    last_seq: r["last_seq"].as_i64().unwrap(),
+                    state: r["state"].as_str().unwrap().into(),
+                    held: r["held"].as_i64().unwrap(),
+                })
+                .collect(),
+            effect: doc["consumer"]["effect"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| outbox_playground::protocol::system::EffectRow {
+                    event_id: r["event_id"].as_str().unwrap().into(),
+                    flow_id: r["flow_id"].as_str().unwrap().into(),
+                    seq: r["seq"].as_i64().unwrap(),
+                    kind: r["kind"].as_str().unwrap().into(),
+                    held: r["held"].as_i64().unwrap(),
+                })
+                .collect(),
+        },
+    };
+    State::from_snapshot(c, &snapshot, 0, 0).unwrap()
+}
+
+fn broken(c: &Config, s: &State, p: Property) -> bool {
+    match p {
+        Property::ConsumerInvariant => properties::consumer_invariant(s).is_some(),
+        Property::NoLoss => properties::no_loss(c, s).is_some(),
+        Property::Completion => properties::completion(c, s).is_some(),
+    }
+}
+
+/// Each wrong turn of the article, on a configuration where its fault can arise: the property it breaks, and
+/// the length of the shortest history that breaks it — argued step by step, since BFS must find exactly it.
+#[test]
+fn each_wrong_turn_is_caught_with_its_shortest_history() {
+    let cases = [
+        // advance A1, advance A2, relay A2: the control applies A2 on arrival, last_seq 2 with one effect.
+        (
+            Ordering::DedupeOnly,
+            WriteMode::Atomic,
+            config(1, 2, 0, 0),
+            "",
+            Property::ConsumerInvariant,
+            3,
+        ),
+        // advance A1, advance A2, relay A2, apply A: A2 is "greater than 0", applied before A1.
+        (
+            Ordering::GreaterThan,
+            WriteMode::Atomic,
+            config(1, 2, 0, 0),
+            "",
+            Property::ConsumerInvariant,
+            4,
+        ),
+        // advance A1, advance A2, relay A1, relay A2, apply (A1), apply (A2 blocked, skipped): last_seq 2,
+        // one effect.
+        (
+            Ordering::SkipBlocked,
+            WriteMode::Atomic,
+            config(1, 3, 0, 0),
+            "A2",
+            Property::ConsumerInvariant,
+            6,
+        ),
+        // advance A1, relay A1, apply A with an exit at apply.after_effect: the effect without its apply.
+        (
+            Ordering::EffectOutsideTx,
+            WriteMode::Atomic,
+            config(1, 2, 0, 1),
+            "",
+            Property::ConsumerInvariant,
+            3,
+        ),
+        // unsafe_dual_write A1: the state change committed, its outbox row never written.
+        (
+            Ordering::Strict,
+            WriteMode::UnsafeDualWrite,
+            config(1, 2, 0, 1),
+            "",
+            Property::NoLoss,
+            1,
+        ),
+    ];
+    for (consumer, producer, base, schema2, property, length) in cases {
+        let c = Config {
+            consumer,
+            producer,
+            schema2: Config::parse_schema2(schema2),
+            ..base
+        };
+        let search = run(c.clone(), 1);
+        let Some(Verdict::Violated(cx)) = search.verdict() else {
+            panic!(
+                "{consumer:?}/{producer:?}: not caught: {:?}",
+                search.verdict()
+            );
+        };
+        assert_eq!(
+            cx.violation.property, property,
+            "{consumer:?}: {}",
+            cx.violation.message
+        );
+        assert_eq!(
+            cx.trace.steps.len(),
+            length,
+            "{consumer:?}: {:?}",
+            cx.trace.steps
+        );
+        assert_eq!(cx.reports.len(), length);
+        // The history replays on fresh databases to tables that break the same property.
+        let doc = trace::replay(&cx.trace).unwrap().to_value();
+        assert!(
+            broken(&c, &state_of(&doc, &c), property),
+            "{consumer:?}: the replay does not break it"
+        );
+        // The sentence names the step and what the protocol does instead.
+        let why = outbox_playground::checker::why(&c, cx);
+        assert!(why.starts_with(&format!("Step {length} (")), "{why}");
+        // The wrong turn holds where its fault cannot arise (CHECKER.md): with the fault's ingredient removed.
+        let harmless = match consumer {
+            Ordering::DedupeOnly | Ordering::GreaterThan => config(2, 1, 1, 1),
+            Ordering::SkipBlocked => config(1, 3, 1, 1),
+            Ordering::EffectOutsideTx => config(1, 3, 1, 0),
+            Ordering::Strict => config(1, 2, 0, 0),
+        };
+        let harmless = Config {
+            consumer,
+            producer,
+            ..harmless
+        };
+        let label = format!("{harmless:?}");
+        assert!(
+            matches!(run(harmless, 2).verdict(), Some(Verdict::Holds)),
+            "{label}"
+        );
+    }
+}
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
+        .args(args)
+        .output()
+        .expect("the CLI starts");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_check_prints_counts_and_the_verdict_and_saves_a_replayable_counterexample() {
+    let (code, out, err) = cli(&[
+        "check",
+        "--flows",
+        "1",
+        "--events",
+        "3",
+        "--resends",
+        "1",
+        "--crashes",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let library = run(config(1, 3, 1, 1), 1).counts();
+    assert!(
+        out.contains(&format!(
+            "{} states, {} transitions, depth {}, {} quiescent",
+            library.states, library.transitions, library.depth, library.quiescent
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("holds: consumer_invariant, no_loss and completion hold in every one of"),
+        "{out}"
+    );
+
+    let file = std::env::temp_dir().join(format!("outbox-check-{}.json", std::process::id()));
+    let path = file.to_str().unwrap();
+    let (code, out, err) = cli(&[
+        "check",
+        "--flows",
+        "1",
+        "--events",
+        "3",
+        "--resends",
+        "0",
+        "--crashes",
+        "0",
+        "--consumer",
+        "skip_blocked",
+        "--schema2",
+        "A2",
+        "--save",
+        path,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(
+            "violated: consumer_invariant — the shortest history that breaks it has 6 steps:"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("   6. apply A") && out.contains("→ blocked:unsupported_schema"),
+        "{out}"
+    );
+    assert!(
+        out.contains("why: Step 6 (apply A → blocked:unsupported_schema)"),
+        "{out}"
+    );
+    let (code, replayed, err) = cli(&["replay", path]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&replayed).unwrap();
+    let c = Config {
+        consumer: Ordering::SkipBlocked,
+        schema2: Config::parse_schema2("A2"),
+        ..config(1, 3, 0, 0)
+    };
+    assert!(broken(&c, &state_of(&doc, &c), Property::ConsumerInvariant));
+    assert_eq!(
+        doc["invariant"]["holds"], false,
+        "the page's badge agrees: {replayed}"
+    );
+}
+
+#[test]
+fn cli_check_json_is_one_document() {
+    let (code, out, _) = cli(&[
+        "check",
+        "--flows",
+        "1",
+        "--events",
+        "2",
+        "--resends",
+        "0",
+        "--crashes",
+        "1",
+        "--producer",
+        "unsafe_dual_write",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let doc: Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(doc["format"], "outbox-playground-check/1");
+    assert_eq!(doc["config"]["producer"], "unsafe_dual_write");
+    assert_eq!(doc["verdict"], "violated");
+    assert_eq!(doc["property"], "no_loss");
+    assert_eq!(doc["counterexample"]["steps"][0]["op"], "unsafe_dual_write");
+    assert!(doc["counts"]["states"].as_u64().unwrap() >= 2);
+    let trace_text = doc["counterexample"].to_string();
+    assert!(
+        trace::parse(&trace_text).is_ok(),
+        "the counterexample is a valid trace"
+    );
+}
+
+#[test]
+fn cli_check_refuses_bad_arguments_with_one_line() {
+    for (args, says) in [
+        (vec!["--flows", "4"], "--flows must be a whole number from 1 to 3, got `4`"),
+        (vec!["--crashes", "-1"], "--crashes must be a whole number from 0 to 3, got `-1`"),
+        (vec!["--consumer", "lax"], "--consumer must be one of strict, dedupe_only, greater_than, skip_blocked, effect_outside_tx, got `lax`"),
+        (vec!["--flows", "1", "--schema2", "B1"], "--schema2 names `B1`, which is not an event of 1 flow(s) × 3 event(s)"),
+        (vec!["--events", "2", "--schema2", "A3"], "--schema2 names `A3`"),
+        (vec!["--producer", "eventual"], "--producer must be atomic or unsafe_dual_write"),
+        (vec!["--threads", "0"], "--threads must be a whole number from 1 to 64"),
+        (vec!["--fast"], "unknown argument `--fast`"),
+    ] {
+        let mut full = vec!["check"];
+        full.extend(args.iter().copied());
+        let (code, out, err) = cli(&full);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
