@@ -9,9 +9,19 @@ trunk build --release
 LIBSQLITE3_FLAGS="-DSQLITE_DEFAULT_PAGE_SIZE=1024" \
   cargo run --quiet --profile bench-native --bin bench > target/bench-native.json
 node bench/browser.mjs > target/bench-browser.json
+# The checker, natively (release build): the default configuration on one thread and on all of them (the
+# counts must agree), and the largest configuration with its peak memory.
+cargo build --quiet --release --bin experiments
+for threads in 1 "$(nproc)"; do
+  target/release/experiments check --flows 2 --events 3 --resends 1 --crashes 1 --threads "$threads" --json \
+    > "target/bench-check-$threads.json"
+done
+cp "target/bench-check-$(nproc).json" target/bench-check-all.json
+target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --json > target/bench-check-large.json
 # Real processes on real files: the kill -9 soak at the size of the goal (60 s, 4 workers).
 rm -rf target/bench-soak
 cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --seconds 60 --workers 4 \
   --flows 5000 --seed 2026 > target/bench-soak.txt
-node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt > /dev/null
+node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt \
+  target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json > /dev/null
 echo "wrote BENCHMARKS.md"

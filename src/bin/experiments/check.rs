@@ -121,7 +121,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let ms = elapsed.as_millis();
     let per_s = |n: u64| (n as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64;
     if args.json {
-        let doc = document(&config, &search, ms);
+        let doc = document(&config, &search, ms, args.threads);
         let _ = writeln!(
             out,
             "{}",
@@ -146,13 +146,14 @@ pub fn main(args: &[String]) -> ExitCode {
         );
         let _ = writeln!(
             out,
-            "{} states, {} transitions, depth {}, {} quiescent; {ms} ms ({} states/s, {} transitions/s)",
+            "{} states, {} transitions, depth {}, {} quiescent; {ms} ms ({} states/s, {} transitions/s){}",
             counts.states,
             counts.transitions,
             counts.depth,
             counts.quiescent,
             per_s(counts.states),
-            per_s(counts.transitions)
+            per_s(counts.transitions),
+            peak_memory_kib().map_or(String::new(), |k| format!(", peak memory {} MiB", k / 1024))
         );
         match verdict {
             Verdict::Holds => {
@@ -198,7 +199,7 @@ pub fn main(args: &[String]) -> ExitCode {
 }
 
 /// `outbox-playground-check/1`: config, counts, verdict, property, counterexample.
-fn document(config: &Config, search: &Search, ms: u128) -> Value {
+fn document(config: &Config, search: &Search, ms: u128, threads: usize) -> Value {
     let counts = search.counts();
     let (verdict, property, counterexample, why) = match search.verdict() {
         Some(Verdict::Violated(c)) => (
@@ -231,10 +232,19 @@ fn document(config: &Config, search: &Search, ms: u128) -> Value {
             "quiescent": counts.quiescent,
         },
         "elapsed_ms": ms as u64,
+        "threads": threads,
+        "peak_memory_kib": peak_memory_kib(),
         "verdict": verdict,
         "property": property,
         "why": why,
         "counterexample": counterexample,
         "results": results,
     })
+}
+
+/// The process's peak resident memory (Linux's `VmHWM`), where the system says.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
