@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: experiments --check | replay FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--threads N] \
-     [--json] [--save FILE] | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
+     [--symmetry] [--json] [--save FILE] | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write]";
 
 fn main() -> ExitCode {

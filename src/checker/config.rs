@@ -150,6 +150,36 @@ impl Config {
         out
     }
 
+    /// The renamings of flows that change nothing about the configuration: flows with the same events (the
+    /// same ones in schema 2) are interchangeable. Every property treats flows alike, so a state and its
+    /// renamings are all safe or all unsafe, at the same depth.
+    pub fn symmetries(&self) -> Vec<[u8; 3]> {
+        let n = self.flows as usize;
+        let pattern = |flow: u8| -> Vec<i64> {
+            (1..=self.events)
+                .map(|seq| self.schema(Ev { flow, seq }))
+                .collect()
+        };
+        let mut out = Vec::new();
+        for a in 0..3u8 {
+            for b in 0..3u8 {
+                for c in 0..3u8 {
+                    let perm = [a, b, c];
+                    let is_perm = perm[..n].iter().all(|x| (*x as usize) < n)
+                        && (0..n).all(|i| perm[..n].contains(&(i as u8)))
+                        && perm[n..]
+                            .iter()
+                            .enumerate()
+                            .all(|(i, x)| *x as usize == n + i);
+                    if is_perm && (0..n as u8).all(|i| pattern(i) == pattern(perm[i as usize])) {
+                        out.push(perm);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The `advance` step that produces `ev` (`expected_seq` = its seq − 1).
     pub fn advance(&self, ev: Ev) -> Step {
         Step::advance(

@@ -275,6 +275,8 @@ pub struct Search {
     counts: Counts,
     verdict: Option<Verdict>,
     threads: usize,
+    /// Renamings of interchangeable flows, when the symmetry reduction is on (else empty).
+    symmetries: Vec<[u8; 3]>,
 }
 
 impl Search {
@@ -301,6 +303,7 @@ impl Search {
             },
             verdict: None,
             threads: 1,
+            symmetries: Vec::new(),
         };
         if let Some(v) = violation {
             search.stop(0, v)?;
@@ -312,6 +315,22 @@ impl Search {
     pub fn with_threads(mut self, threads: usize) -> Search {
         self.threads = threads.max(1);
         self
+    }
+
+    /// Counts states up to renaming of interchangeable flows (CHECKER.md's flows with the same events): the
+    /// verdict, the property and the counterexample's length stay exact; `states`, `transitions` and
+    /// `quiescent` count classes of states. Call before the first [`Search::run`].
+    pub fn with_symmetry(mut self, on: bool) -> Search {
+        self.symmetries = if on {
+            self.config.symmetries()
+        } else {
+            Vec::new()
+        };
+        self
+    }
+
+    pub fn symmetry(&self) -> bool {
+        !self.symmetries.is_empty()
     }
 
     pub fn config(&self) -> &Config {
@@ -373,7 +392,7 @@ impl Search {
         after: State,
         judged: Option<(Option<Violation>, bool)>,
     ) -> Result<bool, String> {
-        if !self.visited.insert(after.key()) {
+        if !self.visited.insert(after.fingerprint(&self.symmetries)) {
             return Ok(false);
         }
         let id = self.parents.len() as u32;
@@ -401,6 +420,7 @@ impl Search {
         let chunk = work.len().div_ceil(self.threads).max(1);
         let known = &self.visited;
         let config = &self.config;
+        let symmetries = &self.symmetries;
         type Expanded = Vec<(u32, Vec<(Move, State, Option<(Option<Violation>, bool)>)>)>;
         let results: Vec<Result<Expanded, String>> = std::thread::scope(|scope| {
             let handles: Vec<_> = work
@@ -413,7 +433,7 @@ impl Search {
                         for (id, state) in part {
                             let mut children = Vec::new();
                             for (m, after) in runner.expand(state)? {
-                                let key = after.key();
+                                let key = after.fingerprint(symmetries);
                                 // Judge what may be new (a state another thread also reaches is judged twice).
                                 let judged = if !known.contains(&key) && judged_here.insert(key) {
                                     Some(runner.judge(&after)?)

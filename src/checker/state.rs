@@ -248,6 +248,36 @@ impl State {
         k.into_boxed_slice()
     }
 
+    /// The same state with flows renamed: flow `i` becomes `perm[i]` (rows re-sorted, effects kept in order).
+    pub fn permuted(&self, perm: &[u8; 3]) -> State {
+        let f = |x: u8| perm[x as usize];
+        let e = |ev: Ev| Ev {
+            flow: f(ev.flow),
+            seq: ev.seq,
+        };
+        let mut s = self.clone();
+        s.flow.iter_mut().for_each(|r| r.flow = f(r.flow));
+        s.flow.sort_by_key(|r| r.flow);
+        s.outbox.iter_mut().for_each(|(ev, _)| *ev = e(*ev));
+        s.outbox.sort_by_key(|(ev, _)| ev.index());
+        s.inbox.iter_mut().for_each(|r| r.ev = e(r.ev));
+        s.inbox.sort_by_key(|r| r.ev.index());
+        s.projection.iter_mut().for_each(|p| p.flow = f(p.flow));
+        s.projection.sort_by_key(|p| p.flow);
+        s.effects.iter_mut().for_each(|ev| *ev = e(*ev));
+        s
+    }
+
+    /// The fingerprint under the symmetry `perms` (renamings of interchangeable flows): the smallest key over
+    /// them, so states that differ only in which flow is which are one. No renaming: the plain key.
+    pub fn fingerprint(&self, perms: &[[u8; 3]]) -> Box<[u8]> {
+        perms
+            .iter()
+            .map(|p| self.permuted(p).key())
+            .min()
+            .unwrap_or_else(|| self.key())
+    }
+
     /// A flow's committed seq at the producer (0 without a row).
     pub fn flow_seq(&self, flow: u8) -> u8 {
         self.flow

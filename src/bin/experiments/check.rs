@@ -7,9 +7,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const KNOWN: [&str; 10] = [
+const KNOWN: [&str; 11] = [
     "flows", "events", "resends", "crashes", "consumer", "producer", "schema2", "threads", "save",
-    "json",
+    "json", "symmetry",
 ];
 
 struct Args {
@@ -17,6 +17,7 @@ struct Args {
     threads: usize,
     save: Option<String>,
     json: bool,
+    symmetry: bool,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -24,6 +25,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut save = None;
     let mut json = false;
+    let mut symmetry = false;
     let mut seen = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -37,8 +39,9 @@ fn parse(args: &[String]) -> Result<Args, String> {
             return Err(format!("--{name} is given twice"));
         }
         seen.push(name);
-        if name == "json" {
-            json = true;
+        if name == "json" || name == "symmetry" {
+            json |= name == "json";
+            symmetry |= name == "symmetry";
             continue;
         }
         let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
@@ -80,6 +83,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         threads,
         save,
         json,
+        symmetry,
     })
 }
 
@@ -94,7 +98,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let config = args.config.clone();
     let start = Instant::now();
     let outcome = Search::new(config.clone()).and_then(|s| {
-        let mut search = s.with_threads(args.threads);
+        let mut search = s.with_threads(args.threads).with_symmetry(args.symmetry);
         search.finish()?;
         Ok(search)
     });
@@ -130,7 +134,7 @@ pub fn main(args: &[String]) -> ExitCode {
     } else {
         let _ = writeln!(
             out,
-            "check: {} flow(s) × {} event(s), {} resend(s), {} crash(es), consumer {}, producer {}{}, {} thread(s)",
+            "check: {} flow(s) × {} event(s), {} resend(s), {} crash(es), consumer {}, producer {}{}, {} thread(s){}",
             config.flows,
             config.events,
             config.resends,
@@ -142,7 +146,12 @@ pub fn main(args: &[String]) -> ExitCode {
             } else {
                 format!(", schema 2: {}", config.schema2.iter().cloned().collect::<Vec<_>>().join(","))
             },
-            args.threads
+            args.threads,
+            if search.symmetry() {
+                "; symmetry reduction: interchangeable flows counted once, so the counts are of classes of states"
+            } else {
+                ""
+            }
         );
         let _ = writeln!(
             out,
@@ -233,6 +242,7 @@ fn document(config: &Config, search: &Search, ms: u128, threads: usize) -> Value
         },
         "elapsed_ms": ms as u64,
         "threads": threads,
+        "symmetry": search.symmetry(),
         "peak_memory_kib": peak_memory_kib(),
         "verdict": verdict,
         "property": property,
