@@ -2,8 +2,10 @@
 // and the kill -9 soak's own report (text).
 import fs from 'node:fs';
 import os from 'node:os';
+import { checkerReport, soakReport } from './sections.mjs';
 
-const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile] = process.argv.slice(2);
+const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile, checkSymFile] =
+  process.argv.slice(2);
 const n = JSON.parse(fs.readFileSync(nativeFile, 'utf8'));
 const b = JSON.parse(fs.readFileSync(browserFile, 'utf8'));
 const budget = JSON.parse(fs.readFileSync('size-budget.json', 'utf8'));
@@ -86,45 +88,9 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   checks. The ratio moves with the machine's noise more than any other figure, because it divides two noisy
   medians taken minutes apart; what would move it is what speeds the wasm side (above).
 `;
-const soak = soakFile ? fs.readFileSync(soakFile, 'utf8').trim() : '';
-const soakSection = `
-## Real processes: the kill -9 soak
-\`experiments soak --seconds 60 --workers 4 --flows 5000 --seed 2026\` (release build), in the same run. Four
-worker processes take random protocol steps on two SQLite files (WAL, \`synchronous=FULL\`) while the parent
-SIGKILLs one at a random moment every 20–280 ms and starts another; then one fresh process recovers and the
-parent checks. Goal: at least 100 kills in 60 s, nothing lost. The soak's own report, as it printed it:
-
-\`\`\`
-${soak}
-\`\`\`
-
-What limits it: every commit waits for its fsync (\`synchronous=FULL\`, as in the article's kit), and four
-writers share one write lock per file; the steps a second is the disk's commit rate more than the code's.
-"Inside a step" counts killed workers whose log ends with a step and no result: the kill landed between
-writing the step and finishing it, most often inside a transaction or its fsync.
-`;
-const checks = [checkOneFile, checkAllFile, checkLargeFile].map((f) => (f ? JSON.parse(fs.readFileSync(f, 'utf8')) : null));
-const checkRow = (c) => {
-  const s = c.elapsed_ms / 1000;
-  const mem = c.peak_memory_kib ? `, peak memory ${f(c.peak_memory_kib / 1024, 0)} MiB` : '';
-  return `${c.counts.states.toLocaleString('en-US')} states, ${c.counts.transitions.toLocaleString('en-US')} transitions, depth ${c.counts.depth}, ${c.counts.quiescent} quiescent: ${f(s, 2)} s — ${f(c.counts.states / s, 0)} states/s, ${f(c.counts.transitions / s, 0)} transitions/s${mem}; ${c.verdict}`;
-};
-const checkerSection = checks.every(Boolean) ? `
-## The checker, natively
-\`experiments check\` (release build) in the same run; each configuration is strict with the atomic producer.
-The counts are exact and the same on any number of threads (the test command checks that too).
-
-| configuration | threads | result |
-|---|---|---|
-| 2 flows × 3 events × 1 resend × 1 crash (the page's default) | 1 | ${checkRow(checks[0])} |
-| the same | ${checks[1].threads} | ${checkRow(checks[1])} |
-| 3 flows × 3 events × 1 resend × 1 crash (the largest) | ${checks[2].threads} | ${checkRow(checks[2])} |
-
-Two threads on one level: ${f(checks[0].elapsed_ms / checks[1].elapsed_ms, 2)}× one thread. What limits it: every transition
-is real SQLite work — restore the state's rows that differ from what the databases hold, run the step (one to
-three write transactions), read five tables back — about ${f((checks[0].elapsed_ms * 1000) / checks[0].counts.transitions, 0)} µs natively. A level is expanded in
-parallel, but new states are judged and merged on one thread. What would move it: symmetry reduction (flows
-with the same events are interchangeable), fewer tables read after steps that cannot change them.
-` : '';
+const soakSection = soakFile ? soakReport(fs.readFileSync(soakFile, 'utf8')) : '';
+const checks = [checkOneFile, checkAllFile, checkLargeFile, checkSymFile].map((file) =>
+  file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
+const checkerSection = checks.every(Boolean) ? checkerReport(checks) : '';
 fs.writeFileSync(outFile, md + checkerSection + soakSection);
 console.log(md + checkerSection + soakSection);

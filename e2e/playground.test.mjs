@@ -106,6 +106,21 @@ test('the dedupe-only control ends confirmed, last_seq=2, held=3 with the invari
   await page.context().close();
 });
 
+test('the greater-than consumer applies 3 before 1 and 2 and the invariant badge turns red', async () => {
+  const page = await fresh();
+  await page.getByTestId('mode-select').selectOption('greater_than');
+  await page.getByTestId('order-312').click();
+  await page.getByTestId('deliver-next').click();
+  await page.getByTestId('apply-A').click();
+  // "3 is greater than 0, so apply it" (§5): released first, where strict would answer gap. Each wait
+  // retries until the page shows it (or the test times out).
+  await page.getByTestId('projection-A').filter({ hasText: 'released · last_seq=3 · held=0' }).waitFor();
+  await page.locator('[data-testid="invariant"][data-holds="false"]').filter({ hasText: 'flow A' }).waitFor();
+  assert.equal(await page.getByTestId('mode-select').inputValue(), 'greater_than');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test('an exported trace replayed by the CLI gives the same final tables as the page', async () => {
   const page = await fresh();
   await page.getByTestId('add-flow-B').click();

@@ -18,10 +18,13 @@ for threads in 1 "$(nproc)"; do
 done
 cp "target/bench-check-$(nproc).json" target/bench-check-all.json
 target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --json > target/bench-check-large.json
+target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --symmetry --json \
+  > target/bench-check-large-symmetry.json
 # Real processes on real files: the kill -9 soak at the size of the goal (60 s, 4 workers).
 rm -rf target/bench-soak
 cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --seconds 60 --workers 4 \
   --flows 5000 --seed 2026 > target/bench-soak.txt
 node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt \
-  target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json > /dev/null
+  target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json \
+  target/bench-check-large-symmetry.json > /dev/null
 echo "wrote BENCHMARKS.md"

@@ -6,19 +6,9 @@ use outbox_playground::protocol::Boundary;
 use outbox_playground::real::crash::{steps_to, Visible};
 use outbox_playground::trace::{ConsumerSetup, Session};
 use std::path::PathBuf;
-use std::process::Command;
 
-fn cli(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
-        .args(args)
-        .output()
-        .expect("the CLI starts");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::cli;
 
 /// A directory that does not exist yet (the commands create it), removed when the test is done.
 struct Scratch(PathBuf);

@@ -377,46 +377,8 @@ impl System {
     /// directly, without replaying the history that led to it (the checker expands each state this way).
     /// Effects are inserted in the order given, so "written order" survives. The process is fresh.
     pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), Stop> {
-        self.wipe(self.config)?;
-        let p = &self.producer_disk;
-        p.execute_batch("BEGIN")?;
-        for r in &snapshot.producer.flow {
-            p.prepare_cached("INSERT INTO flow(flow_id, seq, state, amount) VALUES(?, ?, ?, ?)")?
-                .execute(rusqlite::params![r.flow_id, r.seq, r.state, r.amount])?;
-        }
-        for r in &snapshot.producer.outbox {
-            p.prepare_cached(
-                "INSERT INTO outbox(event_id, flow_id, seq, body, accepted) VALUES(?, ?, ?, ?, ?)",
-            )?
-            .execute(rusqlite::params![
-                r.event_id, r.flow_id, r.seq, r.body, r.accepted
-            ])?;
-        }
-        p.execute_batch("COMMIT")?;
-        let c = &self.consumer_disk;
-        c.execute_batch("BEGIN")?;
-        for r in &snapshot.consumer.inbox {
-            c.prepare_cached(
-                "INSERT INTO inbox(event_id, flow_id, seq, body, state, reason) VALUES(?, ?, ?, ?, ?, ?)",
-            )?
-            .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.state, r.reason])?;
-        }
-        for r in &snapshot.consumer.projection {
-            c.prepare_cached(
-                "INSERT INTO projection(flow_id, last_seq, state, held) VALUES(?, ?, ?, ?)",
-            )?
-            .execute(rusqlite::params![r.flow_id, r.last_seq, r.state, r.held])?;
-        }
-        for r in &snapshot.consumer.effect {
-            c.prepare_cached(
-                "INSERT INTO effect(event_id, flow_id, seq, kind, held) VALUES(?, ?, ?, ?, ?)",
-            )?
-            .execute(rusqlite::params![
-                r.event_id, r.flow_id, r.seq, r.kind, r.held
-            ])?;
-        }
-        c.execute_batch("COMMIT")?;
-        Ok(())
+        let now = self.snapshot()?;
+        self.load_changes(&now, snapshot)
     }
 
     /// Changes the committed rows from `from` (what the databases hold now) to `to`, row by row: only what
