@@ -40,6 +40,10 @@ figures interleave their samples so noise falls on each alike. The machine is a 
 in another run. Nothing here is a test; the only size *check* is the ceiling in \`size-budget.json\` (currently
 ${budget.ceiling_gzip_bytes.toLocaleString('en-US')} B), enforced by \`e2e/size.test.mjs\`.
 
+The machine's own speed in this run, to compare runs by: a bare rusqlite \`BEGIN IMMEDIATE\`, 2 inserts, \`COMMIT\`
+takes ${f(n.bare_us_per_txn.median, 1)} µs natively (the VM's speed varies between runs by up to 2×; the ratios below hold better than
+the times).
+
 Reproduce: \`scripts/bench.sh\` (builds the release page and the native benchmark, runs both, rewrites this file).
 
 | figure | measured | target | |

@@ -28,11 +28,12 @@ The counts are exact and the same on any number of threads (the test command che
 
 ${all.threads} threads: ${f(one.elapsed_ms / all.elapsed_ms, 2)}× one thread on the default configuration. What limits it: every
 transition is real SQLite work — restore the rows that differ between the state and what the databases hold,
-run the step (one to three write transactions), read five tables back — about ${f((one.elapsed_ms * 1000) / one.counts.transitions, 0)} µs natively. A level is
-expanded on the threads, but new states are merged in order on one. The symmetry reduction keeps the verdict,
+run the step (one to three write transactions), read five tables back — about ${f((one.elapsed_ms * 1000) / one.counts.transitions, 0)} µs natively. A level's states
+are expanded and their new children judged on the threads; the merge, in frontier order, is on one. The
+symmetry reduction keeps the verdict,
 the property and the shortest counterexample's length exact (a test checks it) and visits ${f(large.counts.states / sym.counts.states, 1)}× fewer states
 on the largest configuration (${f(large.elapsed_ms / 60000, 1)} min → ${f(sym.elapsed_ms / 60000, 1)} min). What would move it further: reading back only
-the tables a step can change, and judging new states on the threads.
+the tables a step can change, and judging each new state once rather than once per thread that reaches it.
 `;
 }
 

@@ -355,6 +355,15 @@ both! {
         let unsafe_step = advance("A", 1).into_unsafe_dual_write().with_crash_at(Some(Boundary::ApplyAfterCommit));
         let report = session.step(&unsafe_step);
         assert_eq!((report.result.as_str(), report.boundary, report.crash), ("crashed", None, Some("not_reached")));
+        // It passes no boundary at all (TRACE.md, CHECKER.md), not even producer.after_state: armed there, it
+        // still commits the state alone and exits on its own.
+        let mut session = Session::new(strict()).unwrap();
+        let armed = advance("A", 1).into_unsafe_dual_write().with_crash_at(Some(Boundary::ProducerAfterState));
+        let report = session.step(&armed);
+        assert_eq!((report.result.as_str(), report.boundary, report.crash), ("crashed", None, Some("not_reached")));
+        assert!(report.passed.is_empty(), "{:?}", report.passed);
+        let tables = session.snapshot().unwrap().producer;
+        assert_eq!((tables.flow.len(), tables.outbox.len()), (1, 0));
     }
 
     fn injected_faults_roll_back_whole_and_report_the_sql_error() {

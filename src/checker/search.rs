@@ -306,7 +306,7 @@ impl Search {
             symmetries: Vec::new(),
         };
         if let Some(v) = violation {
-            search.stop(0, v)?;
+            search.stop(0, v, &State::default())?;
         }
         Ok(search)
     }
@@ -321,8 +321,10 @@ impl Search {
     /// verdict, the property and the counterexample's length stay exact; `states`, `transitions` and
     /// `quiescent` count classes of states. Call before the first [`Search::run`].
     pub fn with_symmetry(mut self, on: bool) -> Search {
-        self.symmetries = if on {
-            self.config.symmetries()
+        let renamings = self.config.symmetries();
+        // Only the identity: no two flows are interchangeable, nothing to reduce.
+        self.symmetries = if on && renamings.len() > 1 {
+            renamings
         } else {
             Vec::new()
         };
@@ -405,7 +407,7 @@ impl Search {
         };
         self.counts.quiescent += u64::from(quiescent);
         if let Some(v) = violation {
-            self.stop(id, v)?;
+            self.stop(id, v, &after)?;
             return Ok(true);
         }
         self.next.push((id, after));
@@ -476,8 +478,9 @@ impl Search {
         Ok(())
     }
 
-    /// Stops at state `id`: rebuilds its history as a trace and replays it on fresh databases for the reports.
-    fn stop(&mut self, id: u32, violation: Violation) -> Result<(), String> {
+    /// Stops at state `id` (`reached`): rebuilds its history as a trace and replays it on fresh databases with
+    /// real exits, for the reports — and to check that the replay reaches exactly the rows the search saw.
+    fn stop(&mut self, id: u32, violation: Violation, reached: &State) -> Result<(), String> {
         let mut moves = Vec::new();
         let mut at = id;
         while let Some((parent, m)) = self.parents[at as usize] {
@@ -494,6 +497,13 @@ impl Search {
         );
         let mut session = Session::new(trace.consumer)?;
         let reports = trace.steps.iter().map(|s| session.step(s)).collect();
+        let replayed = State::from_snapshot(&self.config, &session.rows_without_bodies()?, 0, 0)?;
+        if !replayed.same_rows(reached) {
+            return Err(format!(
+                "the counterexample does not replay to the state that broke {}: {replayed:?} against {reached:?}",
+                violation.property.name()
+            ));
+        }
         self.verdict = Some(Verdict::Violated(Box::new(Counterexample {
             violation,
             moves,

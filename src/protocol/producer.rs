@@ -83,11 +83,12 @@ pub fn advance(db: &mut Db, t: &Transition, mode: WriteMode) -> Result<AdvanceRe
                 ],
             )?;
         }
-        db.pass(Boundary::ProducerAfterState)?;
         if mode == WriteMode::UnsafeDualWrite {
-            // §2: the state is committed on its own and the process dies before the outbox is written.
+            // §2: the state is committed on its own and the process dies before the outbox is written. It
+            // passes no boundary (TRACE.md, CHECKER.md): none of the ten describes "state committed alone".
             db.commit_then_exit()?;
         }
+        db.pass(Boundary::ProducerAfterState)?;
         db.exec(
             "INSERT INTO outbox(event_id, flow_id, seq, body) VALUES(?, ?, ?, ?)",
             &[

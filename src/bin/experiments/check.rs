@@ -44,7 +44,10 @@ fn parse(args: &[String]) -> Result<Args, String> {
             symmetry |= name == "symmetry";
             continue;
         }
-        let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
+        let value = it
+            .next()
+            .filter(|v| !v.starts_with("--"))
+            .ok_or_else(|| format!("--{name} needs a value"))?;
         let number = |min: u64, max: u64| -> Result<u64, String> {
             value
                 .parse::<u64>()
