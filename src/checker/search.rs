@@ -142,11 +142,12 @@ impl Runner {
             support_v2: false,
         })?;
         session.set_quick_restart(true);
+        let bodies = config.bodies();
         Ok(Runner {
             config: config.clone(),
             session,
-            entered: State::default().to_snapshot(&config.bodies()),
-            bodies: config.bodies(),
+            entered: State::default().to_snapshot(&bodies),
+            bodies,
             holds: None,
             fresh: false,
         })
@@ -333,10 +334,6 @@ impl Search {
 
     pub fn symmetry(&self) -> bool {
         !self.symmetries.is_empty()
-    }
-
-    pub fn config(&self) -> &Config {
-        &self.config
     }
 
     pub fn counts(&self) -> Counts {

@@ -108,24 +108,32 @@ pub fn apply(db: &mut Db, flow_id: &str, config: ConsumerConfig) -> Result<Apply
         Ordering::GreaterThan => apply_greater_than(db, flow_id),
         Ordering::EffectOutsideTx => apply_effect_outside_tx(db, flow_id, config),
         Ordering::Strict | Ordering::SkipBlocked => {
-            let result = db.write_tx(|db| {
-                let next = match decide(db, flow_id, config)? {
-                    Decision::Stop(result) => return Ok(result),
-                    Decision::Apply(next) => next,
-                };
-                write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
-                db.pass(Boundary::ApplyAfterProjection)?;
-                write_effect(db, &next.event, next.held)?;
-                mark_applied(db, &next.event_id)?;
-                db.pass(Boundary::ApplyAfterEffect)?;
-                Ok(ApplyResult::Applied)
+            let result = db.write_tx(|db| match decide(db, flow_id, config)? {
+                Decision::Stop(result) => Ok(result),
+                Decision::Apply(next) => record(db, flow_id, &next),
             })?;
-            if result == ApplyResult::Applied {
-                db.pass(Boundary::ApplyAfterCommit)?;
-            }
-            Ok(result)
+            after_commit(db, result)
         }
     }
+}
+
+/// Inside the apply transaction: the projection, the effect and the `applied` mark together (§5), with the
+/// two boundaries between them.
+fn record(db: &mut Db, flow_id: &str, next: &Next) -> Result<ApplyResult, Stop> {
+    write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
+    db.pass(Boundary::ApplyAfterProjection)?;
+    write_effect(db, &next.event, next.held)?;
+    mark_applied(db, &next.event_id)?;
+    db.pass(Boundary::ApplyAfterEffect)?;
+    Ok(ApplyResult::Applied)
+}
+
+/// After the apply transaction committed: an applied event passes `apply.after_commit`.
+fn after_commit(db: &mut Db, result: ApplyResult) -> Result<ApplyResult, Stop> {
+    if result == ApplyResult::Applied {
+        db.pass(Boundary::ApplyAfterCommit)?;
+    }
+    Ok(result)
 }
 
 /// The event at `last_seq + 1`, checked and ready to apply.
@@ -244,25 +252,26 @@ fn apply_greater_than(db: &mut Db, flow_id: &str) -> Result<ApplyResult, Stop> {
             }
             Ok(event) => Ok(event),
         };
-        let event = match event {
+        match event {
             Err(reason) => {
                 mark_blocked(db, &event_id, reason)?;
-                return Ok(ApplyResult::Blocked(reason));
+                Ok(ApplyResult::Blocked(reason))
             }
-            Ok(event) => event,
-        };
-        let held = held_after(&event.kind);
-        write_projection(db, flow_id, event.seq, &event.kind, held)?;
-        db.pass(Boundary::ApplyAfterProjection)?;
-        write_effect(db, &event, held)?;
-        mark_applied(db, &event_id)?;
-        db.pass(Boundary::ApplyAfterEffect)?;
-        Ok(ApplyResult::Applied)
+            Ok(event) => {
+                let held = held_after(&event.kind);
+                record(
+                    db,
+                    flow_id,
+                    &Next {
+                        event_id,
+                        event,
+                        held,
+                    },
+                )
+            }
+        }
     })?;
-    if result == ApplyResult::Applied {
-        db.pass(Boundary::ApplyAfterCommit)?;
-    }
-    Ok(result)
+    after_commit(db, result)
 }
 
 /// The wrong turn of §5 where the effect is an outside call (an email, a remote reservation): strict, except
@@ -295,13 +304,13 @@ fn apply_effect_outside_tx(
     };
     // The outside call: once made, no rollback of ours can take it back.
     db.write_tx(|db| write_effect(db, &next.event, next.held))?;
-    db.write_tx(|db| {
+    let result = db.write_tx(|db| {
         write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
         mark_applied(db, &next.event_id)?;
-        db.pass(Boundary::ApplyAfterEffect)
+        db.pass(Boundary::ApplyAfterEffect)?;
+        Ok(ApplyResult::Applied)
     })?;
-    db.pass(Boundary::ApplyAfterCommit)?;
-    Ok(ApplyResult::Applied)
+    after_commit(db, result)
 }
 
 /// §6: schema first (1, or 2 with `support_v2`), then the payload, then the transition.

@@ -362,15 +362,22 @@ impl System {
             self.faults = false;
         }
         self.config = config;
-        if self.process.producer.is_idle() && self.process.consumer.is_idle() {
-            self.process.producer.clear();
-            self.process.consumer.clear();
-        } else {
-            self.restart()?;
-        }
+        self.settle()?;
         self.take_sql_log();
         self.take_passed();
         Ok(())
+    }
+
+    /// A process with no transaction open and nothing armed or remembered: an idle one keeps its connections
+    /// (they hold no state, and reopening costs a schema parse each); one with a transaction open restarts.
+    fn settle(&mut self) -> Result<(), Stop> {
+        if self.process.producer.is_idle() && self.process.consumer.is_idle() {
+            self.process.producer.clear();
+            self.process.consumer.clear();
+            Ok(())
+        } else {
+            self.restart()
+        }
     }
 
     /// Replaces both databases' rows with `snapshot`'s, as if they had been committed: a state restored
@@ -384,11 +391,7 @@ impl System {
     /// Changes the committed rows from `from` (what the databases hold now) to `to`, row by row: only what
     /// differs is written. Much cheaper than [`System::load`] when two states differ in a row or two.
     pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), Stop> {
-        if !(self.process.producer.is_idle() && self.process.consumer.is_idle()) {
-            self.restart()?;
-        }
-        self.process.producer.clear();
-        self.process.consumer.clear();
+        self.settle()?;
         let (fp, tp) = (&from.producer, &to.producer);
         let (fc, tc) = (&from.consumer, &to.consumer);
         let p = &self.producer_disk;

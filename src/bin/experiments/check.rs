@@ -213,18 +213,15 @@ pub fn main(args: &[String]) -> ExitCode {
 /// `outbox-playground-check/1`: config, counts, verdict, property, counterexample.
 fn document(config: &Config, search: &Search, ms: u128, threads: usize) -> Value {
     let counts = search.counts();
-    let (verdict, property, counterexample, why) = match search.verdict() {
+    let verdict = search.verdict().map(Verdict::word);
+    let (property, counterexample, why, results) = match search.verdict() {
         Some(Verdict::Violated(c)) => (
-            "violated",
             json!(c.violation.property.name()),
             serde_json::to_value(&c.trace).unwrap_or(Value::Null),
             json!(checker::why(config, c)),
+            serde_json::to_value(&c.reports).unwrap_or(Value::Null),
         ),
-        _ => ("holds", Value::Null, Value::Null, Value::Null),
-    };
-    let results: Value = match search.verdict() {
-        Some(Verdict::Violated(c)) => serde_json::to_value(&c.reports).unwrap_or(Value::Null),
-        _ => Value::Null,
+        _ => (Value::Null, Value::Null, Value::Null, Value::Null),
     };
     json!({
         "format": "outbox-playground-check/1",
