@@ -180,6 +180,65 @@ impl Config {
         out
     }
 
+    /// The configuration as a query (`flows=2&events=3&resends=1&crashes=1&consumer=strict&producer=atomic`,
+    /// then `&schema2=A2,B1` if any): the page's share link and its worker's job.
+    pub fn to_query(&self) -> String {
+        let mut q = format!(
+            "flows={}&events={}&resends={}&crashes={}&consumer={}&producer={}",
+            self.flows,
+            self.events,
+            self.resends,
+            self.crashes,
+            self.consumer.name(),
+            self.producer.name()
+        );
+        if !self.schema2.is_empty() {
+            q.push_str("&schema2=");
+            q.push_str(&self.schema2.iter().cloned().collect::<Vec<_>>().join(","));
+        }
+        q
+    }
+
+    /// Reads [`Config::to_query`]'s form; a missing knob keeps the default. A refusal names the part that is
+    /// wrong. Parts this does not know are returned for the caller to report or use (`verdict=holds`).
+    pub fn from_query(query: &str) -> Result<(Config, Vec<(String, String)>), String> {
+        let mut config = Config::default();
+        let mut rest = Vec::new();
+        for part in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').unwrap_or((part, ""));
+            let number = |min: u8, max: u8| -> Result<u8, String> {
+                value
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|n| (min..=max).contains(n))
+                    .ok_or_else(|| format!("{key} must be from {min} to {max}, got `{value}`"))
+            };
+            match key {
+                "flows" => config.flows = number(1, 3)?,
+                "events" => config.events = number(1, 3)?,
+                "resends" => config.resends = number(0, 3)?,
+                "crashes" => config.crashes = number(0, 3)?,
+                "consumer" => {
+                    config.consumer = Ordering::from_name(value).ok_or_else(|| {
+                        format!(
+                            "consumer must be one of {}, got `{value}`",
+                            Ordering::ALL.map(Ordering::name).join(", ")
+                        )
+                    })?
+                }
+                "producer" => {
+                    config.producer = WriteMode::from_name(value).ok_or_else(|| {
+                        format!("producer must be atomic or unsafe_dual_write, got `{value}`")
+                    })?
+                }
+                "schema2" => config.schema2 = Config::parse_schema2(value),
+                _ => rest.push((key.to_owned(), value.to_owned())),
+            }
+        }
+        config.validate()?;
+        Ok((config, rest))
+    }
+
     /// The `advance` step that produces `ev` (`expected_seq` = its seq − 1).
     pub fn advance(&self, ev: Ev) -> Step {
         Step::advance(

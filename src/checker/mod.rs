@@ -5,11 +5,13 @@
 
 pub mod config;
 pub mod properties;
+pub mod report;
 pub mod search;
 pub mod state;
 
 pub use config::Config;
 pub use properties::{Property, Violation};
+pub use report::{Finding, Outcome};
 pub use search::{Counterexample, Counts, Search, Verdict};
 
 use crate::protocol::{Ordering, WriteMode};

@@ -28,6 +28,10 @@ impl Property {
             Property::Completion => "completion",
         }
     }
+
+    pub fn from_name(name: &str) -> Option<Property> {
+        Property::ALL.into_iter().find(|p| p.name() == name)
+    }
 }
 
 /// A broken property and what, in the state's rows, breaks it.

@@ -1,6 +1,7 @@
 //! The browser front end (wasm32 only): a Yew app over the core's trace engine. State lives in one reducer
 //! ([`state::Model`]); components read it from a context and dispatch [`state::Action`]s.
 
+pub mod checker;
 pub mod components;
 pub mod i18n;
 pub mod state;
@@ -16,6 +17,10 @@ pub type Ctx = UseReducerHandle<Model>;
 
 /// Mounts the app on `<body>`, after installing the panic panel.
 pub fn start() {
+    // The checker's worker instantiates this same module: there is no page to draw in a worker.
+    if web_sys::window().is_none() {
+        return;
+    }
     mark("playground-start");
     // Yew installs its own hook (console only) unless given one; ours also logs, then draws the panel.
     yew::set_custom_panic_hook(Box::new(|info| {
@@ -129,7 +134,8 @@ pub fn is_embed() -> bool {
 /// The session a link carries (`#t=…`), or why it could not be opened.
 pub fn trace_from_location() -> Option<Result<crate::trace::Trace, String>> {
     let hash = web_sys::window()?.location().hash().ok()?;
-    if hash.is_empty() || hash == "#" {
+    // A checker link (`#check?…`) is the checker panel's to read.
+    if hash.is_empty() || hash == "#" || hash.starts_with("#check?") {
         return None;
     }
     Some(crate::share::decode(&hash).map_err(|e| e.0))

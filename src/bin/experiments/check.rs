@@ -2,7 +2,6 @@
 
 use outbox_playground::checker::{self, Config, Search, Verdict};
 use outbox_playground::protocol::{Ordering, WriteMode};
-use serde_json::{json, Value};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -128,7 +127,8 @@ pub fn main(args: &[String]) -> ExitCode {
     let ms = elapsed.as_millis();
     let per_s = |n: u64| (n as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64;
     if args.json {
-        let doc = document(&config, &search, ms, args.threads);
+        let doc =
+            checker::report::document(&config, &search, ms as u64, args.threads, peak_memory_kib());
         let _ = writeln!(
             out,
             "{}",
@@ -208,48 +208,6 @@ pub fn main(args: &[String]) -> ExitCode {
         Verdict::Holds => ExitCode::SUCCESS,
         Verdict::Violated(_) => ExitCode::FAILURE,
     }
-}
-
-/// `outbox-playground-check/1`: config, counts, verdict, property, counterexample.
-fn document(config: &Config, search: &Search, ms: u128, threads: usize) -> Value {
-    let counts = search.counts();
-    let verdict = search.verdict().map(Verdict::word);
-    let (property, counterexample, why, results) = match search.verdict() {
-        Some(Verdict::Violated(c)) => (
-            json!(c.violation.property.name()),
-            serde_json::to_value(&c.trace).unwrap_or(Value::Null),
-            json!(checker::why(config, c)),
-            serde_json::to_value(&c.reports).unwrap_or(Value::Null),
-        ),
-        _ => (Value::Null, Value::Null, Value::Null, Value::Null),
-    };
-    json!({
-        "format": "outbox-playground-check/1",
-        "config": {
-            "flows": config.flows,
-            "events": config.events,
-            "resends": config.resends,
-            "crashes": config.crashes,
-            "schema2": config.schema2,
-            "consumer": config.consumer.name(),
-            "producer": config.producer.name(),
-        },
-        "counts": {
-            "states": counts.states,
-            "transitions": counts.transitions,
-            "depth": counts.depth,
-            "quiescent": counts.quiescent,
-        },
-        "elapsed_ms": ms as u64,
-        "threads": threads,
-        "symmetry": search.symmetry(),
-        "peak_memory_kib": peak_memory_kib(),
-        "verdict": verdict,
-        "property": property,
-        "why": why,
-        "counterexample": counterexample,
-        "results": results,
-    })
 }
 
 /// The process's peak resident memory (Linux's `VmHWM`), where the system says.

@@ -1,5 +1,6 @@
 //! One component per file; each reads the model from the context and dispatches actions.
 
+pub mod check;
 pub mod consumer;
 pub mod controls;
 pub mod explore;

@@ -1,9 +1,9 @@
 //! The page: header, controls, the three columns (producer, wire, consumer), the log and SQL panels.
 
 use super::{
-    consumer::ConsumerColumn, controls::Controls, explore::Explorer, library::Library,
-    log::EventLog, log::SqlPanel, log::StatusBar, producer::ProducerColumn, share::Share,
-    timeline::Timeline, wire::Wire,
+    check::Checker, consumer::ConsumerColumn, controls::Controls, explore::Explorer,
+    library::Library, log::EventLog, log::SqlPanel, log::StatusBar, producer::ProducerColumn,
+    share::Share, timeline::Timeline, wire::Wire,
 };
 use crate::ui::i18n::t;
 use crate::ui::state::{Action, Model};
@@ -173,6 +173,7 @@ pub fn Playground(props: &Props) -> Html {
                     <div class="side">
                         <Share />
                         <Explorer />
+                        <Checker />
                     </div>
                 </section>
                 <p class="shortcuts">{ t(lang, "shortcuts") }</p>

@@ -1,0 +1,645 @@
+//! The checker in the page (CHECKER.md): its knobs, *Check* and *Stop*, live progress, the verdict — or the
+//! shortest failing history, which opens in the player — a share link, and a gallery of the article's wrong
+//! turns, each run beside strict on the same configuration. Every search runs in a worker
+//! ([`crate::ui::checker`]); this component only draws and routes messages.
+
+use crate::checker::{self, Config, Finding, Outcome};
+use crate::protocol::{Ordering, WriteMode};
+use crate::ui::checker::{start, Message, Running};
+use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::state::Action;
+use crate::ui::{run_soon, Ctx};
+use std::cell::RefCell;
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// A gallery entry: a wrong turn, the article's section, and the smallest configuration where it breaks.
+struct Entry {
+    name: &'static str,
+    section: &'static str,
+    consumer: Ordering,
+    producer: WriteMode,
+    shape: [u8; 4],
+    schema2: &'static str,
+}
+
+const GALLERY: [Entry; 5] = [
+    Entry {
+        name: "unsafe_dual_write",
+        section: "§2",
+        consumer: Ordering::Strict,
+        producer: WriteMode::UnsafeDualWrite,
+        shape: [1, 2, 0, 1],
+        schema2: "",
+    },
+    Entry {
+        name: "dedupe_only",
+        section: "§5",
+        consumer: Ordering::DedupeOnly,
+        producer: WriteMode::Atomic,
+        shape: [1, 2, 0, 0],
+        schema2: "",
+    },
+    Entry {
+        name: "greater_than",
+        section: "§5",
+        consumer: Ordering::GreaterThan,
+        producer: WriteMode::Atomic,
+        shape: [1, 2, 0, 0],
+        schema2: "",
+    },
+    Entry {
+        name: "effect_outside_tx",
+        section: "§5",
+        consumer: Ordering::EffectOutsideTx,
+        producer: WriteMode::Atomic,
+        shape: [1, 2, 0, 1],
+        schema2: "",
+    },
+    Entry {
+        name: "skip_blocked",
+        section: "§6",
+        consumer: Ordering::SkipBlocked,
+        producer: WriteMode::Atomic,
+        shape: [1, 3, 0, 0],
+        schema2: "A2",
+    },
+];
+
+impl Entry {
+    fn config(&self) -> Config {
+        let [flows, events, resends, crashes] = self.shape;
+        Config {
+            flows,
+            events,
+            resends,
+            crashes,
+            schema2: Config::parse_schema2(self.schema2),
+            consumer: self.consumer,
+            producer: self.producer,
+        }
+    }
+}
+
+/// One search as the page sees it.
+#[derive(Clone, PartialEq)]
+enum Run {
+    Running {
+        counts: checker::Counts,
+        elapsed_ms: u64,
+    },
+    Done(Rc<Outcome>),
+    Stopped {
+        counts: checker::Counts,
+        elapsed_ms: u64,
+    },
+    Failed(String),
+}
+
+#[derive(Clone, PartialEq, Default)]
+struct Panel {
+    /// The knobs; `schema2` as typed.
+    config: Config,
+    schema2: String,
+    /// Bumped by each Check: messages of an older run are ignored.
+    id: u64,
+    /// The configuration of the run shown, its result, and strict's on the same configuration (gallery).
+    ran: Option<Config>,
+    main: Option<Run>,
+    strict: Option<Run>,
+    gallery: Option<&'static str>,
+    /// Each gallery entry's last result (the wrong turn's, strict's).
+    shelf: Vec<Shelved>,
+    /// What a check link said the result was.
+    expect: Option<String>,
+    error: Option<String>,
+}
+
+/// A gallery entry's last result: the wrong turn's and strict's on the same configuration.
+#[derive(Clone, PartialEq)]
+struct Shelved {
+    name: &'static str,
+    wrong: Rc<Outcome>,
+    strict: Rc<Outcome>,
+}
+
+enum Msg {
+    Knobs(Config, String),
+    Started {
+        id: u64,
+        config: Config,
+        gallery: Option<&'static str>,
+        expect: Option<String>,
+    },
+    Worker {
+        id: u64,
+        strict: bool,
+        message: Message,
+    },
+    Stop,
+    Error(String),
+}
+
+impl Reducible for Panel {
+    type Action = Msg;
+
+    fn reduce(self: Rc<Self>, msg: Msg) -> Rc<Self> {
+        let mut p = (*self).clone();
+        match msg {
+            Msg::Knobs(config, schema2) => {
+                p.config = config;
+                p.schema2 = schema2;
+                p.error = None;
+            }
+            Msg::Started {
+                id,
+                config,
+                gallery,
+                expect,
+            } => {
+                p.id = id;
+                p.schema2 = config.schema2.iter().cloned().collect::<Vec<_>>().join(",");
+                p.config = config.clone();
+                p.ran = Some(config);
+                p.main = Some(Run::Running {
+                    counts: Default::default(),
+                    elapsed_ms: 0,
+                });
+                p.strict = gallery.map(|_| Run::Running {
+                    counts: Default::default(),
+                    elapsed_ms: 0,
+                });
+                p.gallery = gallery;
+                p.expect = expect;
+                p.error = None;
+            }
+            Msg::Worker {
+                id,
+                strict,
+                message,
+            } => {
+                if id != p.id {
+                    return self;
+                }
+                let run = match message {
+                    Message::Progress { counts, elapsed_ms } => Run::Running { counts, elapsed_ms },
+                    Message::Done(o) => Run::Done(Rc::new(*o)),
+                    Message::Failed(e) => Run::Failed(e),
+                };
+                if strict {
+                    p.strict = Some(run);
+                } else {
+                    p.main = Some(run);
+                }
+                if let (Some(name), Some(Run::Done(wrong)), Some(Run::Done(strict))) =
+                    (p.gallery, &p.main, &p.strict)
+                {
+                    p.shelf.retain(|s| s.name != name);
+                    p.shelf.push(Shelved {
+                        name,
+                        wrong: wrong.clone(),
+                        strict: strict.clone(),
+                    });
+                }
+            }
+            Msg::Stop => {
+                let stop = |run: &mut Option<Run>| {
+                    if let Some(Run::Running { counts, elapsed_ms }) = run {
+                        *run = Some(Run::Stopped {
+                            counts: *counts,
+                            elapsed_ms: *elapsed_ms,
+                        });
+                    }
+                };
+                stop(&mut p.main);
+                stop(&mut p.strict);
+            }
+            Msg::Error(e) => p.error = Some(e),
+        }
+        Rc::new(p)
+    }
+}
+
+/// The workers of the run in progress, by run id and role (strict's companion or not).
+type Workers = Rc<RefCell<Vec<(u64, bool, Running)>>>;
+
+/// Starts `config` (and strict on it, for a gallery entry) in workers.
+fn launch(
+    panel: &UseReducerHandle<Panel>,
+    workers: &Workers,
+    config: Config,
+    gallery: Option<&'static str>,
+    expect: Option<String>,
+) {
+    thread_local! {
+        static RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    let id = RUNS.with(|r| {
+        r.set(r.get() + 1);
+        r.get()
+    });
+    workers.borrow_mut().clear();
+    panel.dispatch(Msg::Started {
+        id,
+        config: config.clone(),
+        gallery,
+        expect,
+    });
+    let mut runs = vec![(false, config.clone())];
+    if gallery.is_some() {
+        runs.push((
+            true,
+            Config {
+                consumer: Ordering::Strict,
+                producer: WriteMode::Atomic,
+                ..config
+            },
+        ));
+    }
+    for (strict, config) in runs {
+        let handle = panel.clone();
+        let shelf = workers.clone();
+        let started = start(&config, move |message| {
+            let finished = !matches!(message, Message::Progress { .. });
+            handle.dispatch(Msg::Worker {
+                id,
+                strict,
+                message,
+            });
+            if finished {
+                // Not from inside the worker's own handler: terminate it on the next turn.
+                let shelf = shelf.clone();
+                run_soon(move || {
+                    shelf
+                        .borrow_mut()
+                        .retain(|(i, s, _)| (*i, *s) != (id, strict))
+                });
+            }
+        });
+        match started {
+            Ok(running) => workers.borrow_mut().push((id, strict, running)),
+            Err(e) => panel.dispatch(Msg::Worker {
+                id,
+                strict,
+                message: Message::Failed(e),
+            }),
+        }
+    }
+}
+
+/// The knobs as a configuration, or what is wrong with them.
+fn read_knobs(panel: &Panel) -> Result<Config, String> {
+    let config = Config {
+        schema2: Config::parse_schema2(&panel.schema2),
+        ..panel.config.clone()
+    };
+    config.validate()?;
+    Ok(config)
+}
+
+/// The check link in the address (`#check?flows=2&…`), if the page was opened with one.
+fn link_in_location() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.strip_prefix("#check?").map(str::to_owned)
+}
+
+/// What a result is, in the words a link carries: `verdict=violated&property=…&length=…&states=…`.
+fn result_query(o: &Outcome) -> String {
+    let verdict = match &o.verdict {
+        Some(Finding::Holds) => "verdict=holds".to_owned(),
+        Some(Finding::Violated {
+            property, trace, ..
+        }) => {
+            format!(
+                "verdict=violated&property={}&length={}",
+                property.name(),
+                trace.steps.len()
+            )
+        }
+        None => return String::new(),
+    };
+    format!(
+        "{verdict}&states={}&transitions={}",
+        o.counts.states, o.counts.transitions
+    )
+}
+
+#[component]
+pub fn Checker() -> Html {
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let panel = use_reducer(Panel::default);
+    let workers: Workers = use_mut_ref(Vec::new);
+    let section = use_node_ref();
+    {
+        // A check link runs its configuration once the page is up, and scrolls here to show it.
+        let panel = panel.clone();
+        let workers = workers.clone();
+        let model = model.clone();
+        let section = section.clone();
+        use_effect_with((), move |_| {
+            if let Some(query) = link_in_location() {
+                match Config::from_query(&query) {
+                    Ok((config, rest)) => {
+                        let expect = rest
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join("&");
+                        launch(
+                            &panel,
+                            &workers,
+                            config,
+                            None,
+                            Some(expect).filter(|e| !e.is_empty()),
+                        );
+                        if let Some(el) = section.cast::<web_sys::Element>() {
+                            el.scroll_into_view();
+                        }
+                    }
+                    Err(e) => {
+                        let message = tf(model.lang, "check.bad_link", &[&e]);
+                        panel.dispatch(Msg::Error(message.clone()));
+                        model.dispatch(Action::Error(message));
+                    }
+                }
+            }
+            let workers = workers.clone();
+            move || workers.borrow_mut().clear()
+        });
+    }
+    let p = &*panel;
+    let running = matches!(p.main, Some(Run::Running { .. }))
+        || matches!(p.strict, Some(Run::Running { .. }));
+
+    let knob = |key: &'static str| {
+        let panel = panel.clone();
+        Callback::from(move |e: Event| {
+            let value = e
+                .target_dyn_into::<HtmlSelectElement>()
+                .map(|s| s.value())
+                .or_else(|| e.target_dyn_into::<HtmlInputElement>().map(|i| i.value()))
+                .unwrap_or_default();
+            let mut config = panel.config.clone();
+            let mut schema2 = panel.schema2.clone();
+            let n = value.parse::<u8>().unwrap_or(0);
+            match key {
+                "flows" => config.flows = n,
+                "events" => config.events = n,
+                "resends" => config.resends = n,
+                "crashes" => config.crashes = n,
+                "consumer" => {
+                    config.consumer = Ordering::from_name(&value).unwrap_or(config.consumer)
+                }
+                "producer" => {
+                    config.producer = WriteMode::from_name(&value).unwrap_or(config.producer)
+                }
+                _ => schema2 = value,
+            }
+            panel.dispatch(Msg::Knobs(config, schema2));
+        })
+    };
+    let run = {
+        let panel = panel.clone();
+        let workers = workers.clone();
+        Callback::from(move |_| match read_knobs(&panel) {
+            Ok(config) => launch(&panel, &workers, config, None, None),
+            Err(e) => panel.dispatch(Msg::Error(e)),
+        })
+    };
+    let stop = {
+        let panel = panel.clone();
+        let workers = workers.clone();
+        Callback::from(move |_| {
+            workers.borrow_mut().clear();
+            panel.dispatch(Msg::Stop);
+        })
+    };
+    let number = |key: &'static str, range: std::ops::RangeInclusive<u8>, value: u8| {
+        html! {
+            <label>{ t(lang, &format!("check.{key}")) }
+                <select data-testid={format!("check-{key}")} onchange={knob(key)} disabled={running}>
+                    { for range.map(|n| html! { <option value={n.to_string()} selected={n == value}>{ n }</option> }) }
+                </select>
+            </label>
+        }
+    };
+    let c = &p.config;
+    html! {
+        <section class="checker" aria-labelledby="checker-h" ref={section}>
+            <h2 id="checker-h">{ t(lang, "check.title") }</h2>
+            <p class="note">{ t(lang, "check.note") }</p>
+            <div class="knobs">
+                { number("flows", 1..=3, c.flows) }
+                { number("events", 1..=3, c.events) }
+                { number("resends", 0..=3, c.resends) }
+                { number("crashes", 0..=3, c.crashes) }
+                <label>{ t(lang, "check.consumer") }
+                    <select data-testid="check-consumer" onchange={knob("consumer")} disabled={running}>
+                        { for Ordering::ALL.iter().map(|o| html! {
+                            <option value={o.name()} selected={*o == c.consumer}>{ t(lang, &format!("mode.{}", o.name())) }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ t(lang, "check.producer") }
+                    <select data-testid="check-producer" onchange={knob("producer")} disabled={running}>
+                        { for WriteMode::ALL.iter().map(|m| html! {
+                            <option value={m.name()} selected={*m == c.producer}>{ t(lang, &format!("check.producer.{}", m.name())) }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ t(lang, "check.schema2") }
+                    <input type="text" data-testid="check-schema2" value={p.schema2.clone()} placeholder="A2,B1"
+                        spellcheck="false" onchange={knob("schema2")} disabled={running} />
+                </label>
+            </div>
+            <div class="buttons">
+                <button data-testid="check-run" onclick={run} disabled={running}>{ t(lang, "check.run") }</button>
+                <button data-testid="check-stop" onclick={stop} disabled={!running}>{ t(lang, "check.stop") }</button>
+            </div>
+            if let Some(e) = &p.error {
+                <p class="error" role="alert" data-testid="check-error">{ e }</p>
+            }
+            { result(p, lang, &model) }
+            <h3>{ t(lang, "check.gallery") }</h3>
+            <p class="note">{ t(lang, "check.gallery.note") }</p>
+            <ul class="gallery">
+                { for GALLERY.iter().map(|entry| gallery_entry(entry, p, lang, running, &panel, &workers)) }
+            </ul>
+        </section>
+    }
+}
+
+fn rate(n: u64, ms: u64) -> String {
+    (n * 1000).checked_div(ms).unwrap_or(0).to_string()
+}
+
+fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
+    let Some(main) = &p.main else { return html! {} };
+    let strict_line = match &p.strict {
+        Some(Run::Done(o)) if o.verdict == Some(Finding::Holds) => html! {
+            <p data-testid="check-strict">{ tf(lang, "check.strict_holds", &[&o.counts.states.to_string(), &o.counts.transitions.to_string()]) }</p>
+        },
+        Some(Run::Done(_)) => {
+            html! { <p data-testid="check-strict" class="error">{ t(lang, "check.strict_broken") }</p> }
+        }
+        Some(Run::Failed(e)) => html! { <p class="error" role="alert">{ e }</p> },
+        Some(Run::Running { .. }) => {
+            html! { <p data-testid="check-strict">{ t(lang, "check.strict_running") }</p> }
+        }
+        _ => html! {},
+    };
+    let body = match main {
+        Run::Running { counts, elapsed_ms } => html! {
+            <p class="progress-line" data-testid="check-progress" data-states={counts.states.to_string()}>
+                { tf(lang, "check.progress", &[&counts.states.to_string(), &counts.depth.to_string(),
+                    &rate(counts.transitions, *elapsed_ms), &elapsed_ms.to_string()]) }
+            </p>
+        },
+        Run::Stopped { counts, elapsed_ms } => html! {
+            <p data-testid="check-result" data-verdict="stopped" data-states={counts.states.to_string()}
+                data-transitions={counts.transitions.to_string()}>
+                { tf(lang, "check.stopped", &[&counts.states.to_string(), &counts.transitions.to_string(), &elapsed_ms.to_string()]) }
+            </p>
+        },
+        Run::Failed(e) => {
+            html! { <p class="error" role="alert" data-testid="check-error">{ e }</p> }
+        }
+        Run::Done(o) => outcome(p, o, lang, model),
+    };
+    html! { <div class="check-result" aria-live="polite">{ body }{ strict_line }</div> }
+}
+
+fn outcome(p: &Panel, o: &Rc<Outcome>, lang: Lang, model: &Ctx) -> Html {
+    let counts = o.counts;
+    let (states, transitions, ms) = (
+        counts.states.to_string(),
+        counts.transitions.to_string(),
+        o.elapsed_ms.to_string(),
+    );
+    let found = result_query(o);
+    let link = p
+        .ran
+        .as_ref()
+        .map(|c| format!("#check?{}&{found}", c.to_query()))
+        .unwrap_or_default();
+    let comparison = p.expect.as_ref().map(|expected| {
+        // The link's own words against this page's: the same search on the same configuration must agree.
+        let same = expected == &found;
+        html! {
+            <p data-testid="check-link-match" data-match={same.to_string()} class={classes!((!same).then_some("error"))}>
+                { if same { t(lang, "check.link_same") } else { tf(lang, "check.link_differs", &[expected, &found]) } }
+            </p>
+        }
+    });
+    let share = html! { <a href={link} data-testid="check-share">{ t(lang, "check.share") }</a> };
+    match &o.verdict {
+        None => html! {},
+        Some(Finding::Holds) => html! {
+            <>
+            <p data-testid="check-result" data-verdict="holds" data-states={states.clone()} data-transitions={transitions.clone()}
+                class="verdict ok">
+                { tf(lang, "check.holds", &[&states, &transitions, &ms]) }
+            </p>
+            { for comparison }
+            { share }
+            </>
+        },
+        Some(Finding::Violated {
+            property,
+            why,
+            trace,
+            results,
+        }) => {
+            let open = {
+                let model = model.clone();
+                let trace = trace.clone();
+                Callback::from(move |_| {
+                    model.dispatch(Action::Load(Box::new(trace.clone())));
+                    scroll_to_player();
+                })
+            };
+            html! {
+                <>
+                <p data-testid="check-result" data-verdict="violated" data-states={states.clone()} data-transitions={transitions.clone()}
+                    data-property={property.name()} data-length={trace.steps.len().to_string()} class="verdict bad">
+                    { tf(lang, "check.violated", &[&t(lang, &format!("property.{}", property.name())), &trace.steps.len().to_string(),
+                        &states, &transitions, &ms]) }
+                </p>
+                <ol class="counterexample" data-testid="check-steps" translate="no">
+                    { for trace.steps.iter().zip(results).map(|(step, r)| html! {
+                        <li><code>{ checker::describe(step) }</code>{ " → " }<code>{ r }</code></li>
+                    }) }
+                </ol>
+                <p class="why" data-testid="check-why">{ why }</p>
+                { for comparison }
+                <div class="buttons">
+                    <button data-testid="check-open" onclick={open}>{ t(lang, "check.open") }</button>
+                    { share }
+                </div>
+                </>
+            }
+        }
+    }
+}
+
+/// After opening a counterexample: the player is at the top of the page.
+fn scroll_to_player() {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("[data-testid=timeline]").ok().flatten())
+    {
+        el.scroll_into_view();
+    }
+}
+
+fn gallery_entry(
+    entry: &'static Entry,
+    p: &Panel,
+    lang: Lang,
+    running: bool,
+    panel: &UseReducerHandle<Panel>,
+    workers: &Workers,
+) -> Html {
+    let onclick = {
+        let panel = panel.clone();
+        let workers = workers.clone();
+        Callback::from(move |_| launch(&panel, &workers, entry.config(), Some(entry.name), None))
+    };
+    let shelf = p.shelf.iter().find(|s| s.name == entry.name);
+    let summary = shelf.map(|s| {
+        let wrong = match &s.wrong.verdict {
+            Some(Finding::Violated {
+                property, trace, ..
+            }) => tf(
+                lang,
+                "check.gallery.caught",
+                &[property.name(), &trace.steps.len().to_string()],
+            ),
+            _ => t(lang, "check.gallery.missed"),
+        };
+        let strict = match s.strict.verdict {
+            Some(Finding::Holds) => tf(
+                lang,
+                "check.gallery.strict",
+                &[&s.strict.counts.states.to_string()],
+            ),
+            _ => t(lang, "check.strict_broken"),
+        };
+        format!("{wrong} {strict}")
+    });
+    html! {
+        <li>
+            <button data-testid={format!("gallery-{}", entry.name)} {onclick} disabled={running}>
+                { tf(lang, "check.gallery.entry", &[&t(lang, &format!("gallery.{}", entry.name)), entry.section]) }
+            </button>
+            <span class="note"> { t(lang, &format!("gallery.{}.what", entry.name)) }</span>
+            if let Some(s) = summary {
+                <span data-testid={format!("gallery-{}-result", entry.name)} class="gallery-result">{ s }</span>
+            }
+        </li>
+    }
+}
