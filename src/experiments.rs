@@ -124,11 +124,17 @@ pub fn compare(expected: &Value, actual: &Value, path: String, out: &mut Vec<Str
 /// `actual` cut to the shape of `expected` (the same keys, the actual list lengths).
 pub fn project(actual: &Value, expected: &Value) -> Value {
     match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => Value::Object(
-            e.iter()
-                .filter_map(|(k, ev)| a.get(k).map(|av| (k.clone(), project(av, ev))))
-                .collect(),
-        ),
+        (Value::Object(e), Value::Object(a)) => {
+            // Inserted, not collected: collecting into the (B-tree) map sorts first, and that sort routine was
+            // the page's last.
+            let mut out = serde_json::Map::new();
+            for (k, ev) in e {
+                if let Some(av) = a.get(k) {
+                    out.insert(k.clone(), project(av, ev));
+                }
+            }
+            Value::Object(out)
+        }
         (Value::Array(e), Value::Array(a)) => Value::Array(
             a.iter()
                 .enumerate()

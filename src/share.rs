@@ -8,11 +8,23 @@ pub const FRAGMENT_KEY: &str = "t=";
 /// A link longer than this is refused before decoding (a 1 MiB trace compresses far below it).
 pub const MAX_ENCODED_CHARS: usize = 2 * 1024 * 1024;
 
-/// The fragment (without `#`) that carries `trace`.
+/// The fragment (without `#`) that carries `trace`. Natively only: the page packs with the browser's own
+/// `CompressionStream("deflate-raw")` ([`encode_packed`] of [`to_json`]), so miniz's compressor — kilobytes of
+/// code and tables — stays out of the wasm module, while its decompressor (with the limits below) stays in.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn encode(trace: &Trace) -> String {
-    let json = serde_json::to_string(trace).unwrap_or_default();
-    let packed = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
-    format!("{FRAGMENT_KEY}{}", base64url_encode(&packed))
+    let packed = miniz_oxide::deflate::compress_to_vec(to_json(trace).as_bytes(), 9);
+    encode_packed(&packed)
+}
+
+/// The compact JSON a link packs.
+pub fn to_json(trace: &Trace) -> String {
+    serde_json::to_string(trace).unwrap_or_default()
+}
+
+/// The fragment for a trace already packed with raw DEFLATE.
+pub fn encode_packed(packed: &[u8]) -> String {
+    format!("{FRAGMENT_KEY}{}", base64url_encode(packed))
 }
 
 /// Decodes a fragment (with or without the leading `#`) back into a validated trace.

@@ -509,4 +509,15 @@ both! {
         let t = trace::Trace::new(strict(), steps.clone());
         assert_eq!(trace::parse(&t.to_json_pretty()).unwrap().steps, steps);
     }
+
+    fn the_pretty_printer_writes_what_serde_json_writes() {
+        // Nested and empty containers, escapes (a quote, a backslash, a newline) and punctuation inside strings.
+        let value = json!({
+            "a": [], "b": {}, "c": [1, [2, {}], {"d": "x\"y\\z\n,:{}[]"}], "e": null, "f": true, "g": -3,
+        });
+        let compact = serde_json::to_string(&value).unwrap();
+        assert_eq!(trace::pretty(&compact), serde_json::to_string_pretty(&value).unwrap());
+        let t = trace::Trace::new(strict(), vec![advance("A", 1), process_all()]);
+        assert_eq!(t.to_json_pretty(), serde_json::to_string_pretty(&t).unwrap());
+    }
 }

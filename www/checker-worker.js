@@ -1,6 +1,6 @@
 // The checker's Web Worker (src/ui/checker.rs). The page posts the address of its JS glue, its own compiled
 // WebAssembly.Module and the configuration; this instantiates that same module (no second download or compile)
-// and runs the search, which posts its progress and its report back as JSON text.
+// and runs the search, which posts its progress and what it found back.
 onmessage = async ({ data }) => {
   onmessage = null;
   try {
@@ -8,6 +8,6 @@ onmessage = async ({ data }) => {
     await glue.default({ module_or_path: data.module });
     glue.check_in_worker(data.job);
   } catch (e) {
-    postMessage(JSON.stringify({ kind: 'failed', message: `the checker's worker stopped: ${e}` }));
+    postMessage({ kind: 'failed', message: `the checker's worker stopped: ${e}` });
   }
 };

@@ -3,7 +3,6 @@
 use super::config::{Config, Ev, FLOW_IDS};
 use super::state::{State, INBOX_STATES, STATES};
 use crate::protocol::next_kind;
-use std::collections::BTreeSet;
 
 /// Which property a state breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,19 +56,22 @@ fn inbox_state(s: &State, ev: Ev) -> Option<&'static str> {
 ///    projection's state is the last effect's kind. No event has two effects; every applied row has one.
 pub fn consumer_invariant(s: &State) -> Option<Violation> {
     let v = |m: String| violation(Property::ConsumerInvariant, m);
-    let mut seen = BTreeSet::new();
+    // Bit sets of event indexes and flows (at most nine events, three flows).
+    let mut seen = 0u16;
     for ev in &s.effects {
-        if !seen.insert(*ev) {
+        let bit = 1 << ev.index();
+        if seen & bit != 0 {
             return v(format!("event {} has two effects", ev.id()));
         }
+        seen |= bit;
     }
-    let flows: BTreeSet<u8> = s
+    let with_rows = s
         .effects
         .iter()
         .map(|e| e.flow)
         .chain(s.projection.iter().map(|p| p.flow))
-        .collect();
-    for flow in flows {
+        .fold(0u8, |set, flow| set | 1 << flow);
+    for flow in (0..3u8).filter(|f| with_rows & 1 << f != 0) {
         let name = FLOW_IDS[flow as usize];
         let (last_seq, state) = s.last_seq(flow);
         let effects: Vec<Ev> = s
@@ -119,7 +121,7 @@ pub fn consumer_invariant(s: &State) -> Option<Violation> {
         }
     }
     for r in &s.inbox {
-        if INBOX_STATES[r.state as usize] == "applied" && !seen.contains(&r.ev) {
+        if INBOX_STATES[r.state as usize] == "applied" && seen & 1 << r.ev.index() == 0 {
             return v(format!(
                 "inbox row {} is applied but has no effect",
                 r.ev.id()

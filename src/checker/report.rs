@@ -2,7 +2,7 @@
 //! the page's worker posts it, so the CLI and the page show the same counts and verdicts from the same words.
 
 use super::{why, Config, Counts, Property, Search, Verdict};
-use crate::trace::{self, Trace};
+use crate::trace::Trace;
 use serde_json::{json, Value};
 
 pub const FORMAT: &str = "outbox-playground-check/1";
@@ -60,7 +60,7 @@ pub fn counts_value(c: Counts) -> Value {
     })
 }
 
-/// A document read back (the page, from its worker): typed values, the counterexample as a trace.
+/// What a search found, as typed values (the page's worker sends these across): the counterexample as a trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
     pub counts: Counts,
@@ -82,72 +82,29 @@ pub enum Finding {
     },
 }
 
-/// Reads counts from `{"states":…,"transitions":…,"depth":…,"quiescent":…}`.
-pub fn read_counts(v: &Value) -> Result<Counts, String> {
-    let n = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .ok_or_else(|| format!("the checker's report has no `{k}` count"))
-    };
-    Ok(Counts {
-        states: n("states")?,
-        transitions: n("transitions")?,
-        depth: n("depth")? as u32,
-        quiescent: n("quiescent")?,
-    })
-}
-
 impl Outcome {
-    pub fn from_document(doc: &Value) -> Result<Outcome, String> {
-        if doc.get("format").and_then(Value::as_str) != Some(FORMAT) {
-            return Err(format!("not a checker report ({FORMAT})"));
-        }
-        let counts = read_counts(doc.get("counts").unwrap_or(&Value::Null))?;
-        let elapsed_ms = doc.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0);
-        let verdict = match doc.get("verdict").and_then(Value::as_str) {
-            None => None,
-            Some("holds") => Some(Finding::Holds),
-            Some("violated") => {
-                let property = doc
-                    .get("property")
-                    .and_then(Value::as_str)
-                    .and_then(Property::from_name)
-                    .ok_or("the checker's report names no known property")?;
-                let trace =
-                    trace::from_value(doc.get("counterexample").cloned().unwrap_or_default())
-                        .map_err(|e| e.0)?;
-                let results = doc
-                    .get("results")
-                    .and_then(Value::as_array)
-                    .map(|rs| {
-                        rs.iter()
-                            .map(|r| {
-                                let word = r.get("result").and_then(Value::as_str).unwrap_or("");
-                                match r.get("boundary").and_then(Value::as_str) {
-                                    Some(b) => format!("{word} at {b}"),
-                                    None => word.to_owned(),
-                                }
-                            })
-                            .collect()
+    /// What a finished (or stopped) search found.
+    pub fn of(config: &Config, search: &Search, elapsed_ms: u64) -> Outcome {
+        let verdict = search.verdict().map(|v| match v {
+            Verdict::Holds => Finding::Holds,
+            Verdict::Violated(c) => Finding::Violated {
+                property: c.violation.property,
+                why: why(config, c),
+                trace: c.trace.clone(),
+                results: c
+                    .reports
+                    .iter()
+                    .map(|r| match r.boundary {
+                        Some(b) => format!("{} at {}", r.result, b.name()),
+                        None => r.result.clone(),
                     })
-                    .unwrap_or_default();
-                Some(Finding::Violated {
-                    property,
-                    why: doc
-                        .get("why")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    trace,
-                    results,
-                })
-            }
-            Some(other) => return Err(format!("unknown verdict `{other}`")),
-        };
-        Ok(Outcome {
-            counts,
+                    .collect(),
+            },
+        });
+        Outcome {
+            counts: search.counts(),
             elapsed_ms,
             verdict,
-        })
+        }
     }
 }

@@ -203,9 +203,10 @@ impl Runner {
                 Action::Advance(_) | Action::Relay(_) | Action::Apply(_)
             );
             if crashable && s.crashes_used < self.config.crashes {
-                let mut passed = report.passed.clone();
-                passed.sort();
-                passed.dedup();
+                // Each boundary the step crossed, once, in the order of the ten.
+                let passed = Boundary::ALL
+                    .into_iter()
+                    .filter(|b| report.passed.contains(b));
                 for b in passed {
                     let m = Move {
                         action,

@@ -257,13 +257,13 @@ impl State {
         };
         let mut s = self.clone();
         s.flow.iter_mut().for_each(|r| r.flow = f(r.flow));
-        s.flow.sort_by_key(|r| r.flow);
+        sort_small(&mut s.flow, |r| r.flow);
         s.outbox.iter_mut().for_each(|(ev, _)| *ev = e(*ev));
-        s.outbox.sort_by_key(|(ev, _)| ev.index());
+        sort_small(&mut s.outbox, |(ev, _)| ev.index());
         s.inbox.iter_mut().for_each(|r| r.ev = e(r.ev));
-        s.inbox.sort_by_key(|r| r.ev.index());
+        sort_small(&mut s.inbox, |r| r.ev.index());
         s.projection.iter_mut().for_each(|p| p.flow = f(p.flow));
-        s.projection.sort_by_key(|p| p.flow);
+        sort_small(&mut s.projection, |p| p.flow);
         s.effects.iter_mut().for_each(|ev| *ev = e(*ev));
         s
     }
@@ -292,5 +292,17 @@ impl State {
             .iter()
             .find(|p| p.flow == flow)
             .map_or((0, 0), |p| (p.last_seq, p.state))
+    }
+}
+
+/// Sorts a handful of rows (at most nine) by a small key: an insertion sort, a few bytes of wasm where the
+/// standard library's sorts are kilobytes per row type.
+fn sort_small<T>(rows: &mut [T], key: impl Fn(&T) -> u8) {
+    for i in 1..rows.len() {
+        let mut j = i;
+        while j > 0 && key(&rows[j - 1]) > key(&rows[j]) {
+            rows.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }

@@ -465,9 +465,8 @@ impl Event {
         out.push_str(",\"kind\":");
         push_json_string(&mut out, &self.kind);
         out.push_str(",\"payload\":{");
-        let mut keys: Vec<&String> = self.payload.keys().collect();
-        keys.sort();
-        for (i, key) in keys.iter().enumerate() {
+        // serde_json's map is ordered by key (no `preserve_order`): the keys come sorted.
+        for (i, key) in self.payload.keys().enumerate() {
             if i > 0 {
                 out.push(',');
             }

@@ -1,10 +1,9 @@
 //! The checker off the main thread: a Web Worker (`www/checker-worker.js`) instantiates the page's own wasm
 //! module — the compiled `WebAssembly.Module` is posted to it, so nothing is downloaded or compiled twice —
-//! and runs [`crate::checker::Search`] there, posting its progress and then the same report document as
-//! `experiments check --json`. Stopping a search terminates its worker.
+//! and runs [`crate::checker::Search`] there, posting its progress and then what it found ([`Outcome`]). Stopping a search terminates its worker.
 
-use crate::checker::{report, Config, Counts, Outcome, Search};
-use serde_json::{json, Value};
+use crate::checker::{Config, Counts, Finding, Outcome, Property, Search};
+use crate::trace;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -18,7 +17,7 @@ extern "C" {
 
     /// The worker's `postMessage` (only called inside a worker).
     #[wasm_bindgen(js_name = postMessage)]
-    fn post_to_page(message: &str);
+    fn post_to_page(message: &JsValue);
 }
 
 /// How many transitions a slice of the search runs between looks at the clock.
@@ -34,24 +33,79 @@ pub enum Message {
     Failed(String),
 }
 
+/// A message's fields, as the worker posts them: a plain object of numbers and strings (the counterexample as
+/// TRACE.md text), so neither side needs more than the page already has to write and read them.
+fn field(o: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn number(o: &JsValue, key: &str) -> u64 {
+    field(o, key).as_f64().unwrap_or(0.0) as u64
+}
+
+fn text(o: &JsValue, key: &str) -> String {
+    field(o, key).as_string().unwrap_or_default()
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o = js_sys::Object::new();
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(key), value);
+    }
+    o.into()
+}
+
+fn counts_fields(c: Counts) -> [(&'static str, JsValue); 4] {
+    [
+        ("states", JsValue::from_f64(c.states as f64)),
+        ("transitions", JsValue::from_f64(c.transitions as f64)),
+        ("depth", JsValue::from_f64(f64::from(c.depth))),
+        ("quiescent", JsValue::from_f64(c.quiescent as f64)),
+    ]
+}
+
 impl Message {
-    fn read(text: &str) -> Message {
-        let parsed = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
-        let result = parsed.and_then(|v| match v.get("kind").and_then(Value::as_str) {
-            Some("progress") => Ok(Message::Progress {
-                counts: report::read_counts(&v)?,
-                elapsed_ms: v.get("elapsed_ms").and_then(Value::as_u64).unwrap_or(0),
-            }),
-            Some("done") => Outcome::from_document(v.get("report").unwrap_or(&Value::Null))
-                .map(|o| Message::Done(Box::new(o))),
-            _ => Ok(Message::Failed(
-                v.get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the checker's worker sent nothing it could read")
-                    .to_owned(),
-            )),
-        });
-        result.unwrap_or_else(Message::Failed)
+    fn read(o: &JsValue) -> Message {
+        let counts = Counts {
+            states: number(o, "states"),
+            transitions: number(o, "transitions"),
+            depth: number(o, "depth") as u32,
+            quiescent: number(o, "quiescent"),
+        };
+        let elapsed_ms = number(o, "elapsed_ms");
+        let verdict = match text(o, "kind").as_str() {
+            "progress" => return Message::Progress { counts, elapsed_ms },
+            "holds" => Finding::Holds,
+            "violated" => {
+                let trace = trace::parse(&text(o, "trace")).map_err(|e| e.0);
+                let property = Property::from_name(&text(o, "property"));
+                match (trace, property) {
+                    (Ok(trace), Some(property)) => Finding::Violated {
+                        property,
+                        why: text(o, "why"),
+                        trace,
+                        results: text(o, "results").lines().map(str::to_owned).collect(),
+                    },
+                    (Err(e), _) => return Message::Failed(e),
+                    (_, None) => {
+                        return Message::Failed("the checker named no known property".into())
+                    }
+                }
+            }
+            _ => {
+                let message = text(o, "message");
+                return Message::Failed(if message.is_empty() {
+                    "the checker's worker sent nothing the page can read".into()
+                } else {
+                    message
+                });
+            }
+        };
+        Message::Done(Box::new(Outcome {
+            counts,
+            elapsed_ms,
+            verdict: Some(verdict),
+        }))
     }
 }
 
@@ -59,8 +113,12 @@ impl Message {
 /// configuration `job` (a [`Config::to_query`] text), to the end.
 #[wasm_bindgen]
 pub fn check_in_worker(job: &str) {
-    let post = |v: Value| post_to_page(&v.to_string());
-    let fail = |message: String| post(json!({ "kind": "failed", "message": message }));
+    let fail = |message: String| {
+        post_to_page(&object(&[
+            ("kind", "failed".into()),
+            ("message", message.into()),
+        ]))
+    };
     let config = match Config::from_query(job) {
         Ok((config, _)) => config,
         Err(e) => return fail(e),
@@ -80,14 +138,35 @@ pub fn check_in_worker(job: &str) {
         let now = js_sys::Date::now();
         if now - reported >= PROGRESS_MS {
             reported = now;
-            let mut progress = report::counts_value(search.counts());
-            progress["kind"] = json!("progress");
-            progress["elapsed_ms"] = json!((now - start) as u64);
-            post(progress);
+            let mut fields = counts_fields(search.counts()).to_vec();
+            fields.push(("kind", "progress".into()));
+            fields.push(("elapsed_ms", JsValue::from_f64(now - start)));
+            post_to_page(&object(&fields));
         }
     }
-    let elapsed = (js_sys::Date::now() - start) as u64;
-    post(json!({ "kind": "done", "report": report::document(&config, &search, elapsed, 1, None) }));
+    let elapsed = js_sys::Date::now() - start;
+    let outcome = Outcome::of(&config, &search, elapsed as u64);
+    let mut fields = counts_fields(outcome.counts).to_vec();
+    fields.push(("elapsed_ms", JsValue::from_f64(elapsed)));
+    match outcome.verdict {
+        Some(Finding::Violated {
+            property,
+            why,
+            trace,
+            results,
+        }) => {
+            fields.push(("kind", "violated".into()));
+            fields.push(("property", property.name().into()));
+            fields.push(("why", why.into()));
+            fields.push(("results", results.join("\n").into()));
+            fields.push((
+                "trace",
+                serde_json::to_string(&trace).unwrap_or_default().into(),
+            ));
+        }
+        _ => fields.push(("kind", "holds".into())),
+    }
+    post_to_page(&object(&fields));
 }
 
 /// A search running in a worker; dropping it terminates the worker.
@@ -119,8 +198,7 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
     let on_message = {
         let on = on.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            let text = e.data().as_string().unwrap_or_default();
-            on(Message::read(&text));
+            on(Message::read(&e.data()));
         })
     };
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {

@@ -1,7 +1,6 @@
 //! The page's strings: one catalog per language (`i18n/en.json`, `i18n/zh.json`), looked up by key.
 //! A key missing from a catalog shows the key itself, and a native test fails on any such gap.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -42,7 +41,8 @@ impl Lang {
 pub const EN_JSON: &str = include_str!("i18n/en.json");
 pub const ZH_JSON: &str = include_str!("i18n/zh.json");
 
-type Catalog = HashMap<String, String>;
+/// A catalog as parsed: serde_json's map (a B-tree the page has anyway), looked up in place.
+type Catalog = serde_json::Map<String, serde_json::Value>;
 
 fn catalog(lang: Lang) -> &'static Catalog {
     static EN: OnceLock<Catalog> = OnceLock::new();
@@ -52,15 +52,9 @@ fn catalog(lang: Lang) -> &'static Catalog {
         Lang::Zh => (&ZH, ZH_JSON),
     };
     // The catalogs are compiled in and checked by a test; a broken one shows keys rather than panicking.
-    // Read as a JSON value, not into the map directly: serde's typed reader would pull in Rust's float printer.
+    // Read as a JSON value, not into a typed map: serde's typed reader would pull in Rust's float printer.
     cell.get_or_init(|| match serde_json::from_str(text) {
-        Ok(serde_json::Value::Object(map)) => map
-            .into_iter()
-            .filter_map(|(k, v)| match v {
-                serde_json::Value::String(s) => Some((k, s)),
-                _ => None,
-            })
-            .collect(),
+        Ok(serde_json::Value::Object(map)) => map,
         _ => Catalog::default(),
     })
 }
@@ -69,8 +63,9 @@ fn catalog(lang: Lang) -> &'static Catalog {
 pub fn t(lang: Lang, key: &str) -> String {
     catalog(lang)
         .get(key)
-        .cloned()
-        .unwrap_or_else(|| key.to_owned())
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or(key)
+        .to_owned()
 }
 
 /// The string for `key` with `{0}`, `{1}`, … replaced by `args`.

@@ -292,3 +292,42 @@ pub fn mark(name: &str) {
         let _ = perf.mark(name);
     }
 }
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The browser's `CompressionStream` (web-sys has it only behind its unstable-API flag).
+    #[wasm_bindgen(js_name = CompressionStream)]
+    type Compressor;
+    #[wasm_bindgen(constructor, catch, js_class = "CompressionStream")]
+    fn new(format: &str) -> Result<Compressor, wasm_bindgen::JsValue>;
+
+    /// A `Blob`, for its `stream()`.
+    type BlobBytes;
+    #[wasm_bindgen(method)]
+    fn stream(this: &BlobBytes) -> ByteStream;
+
+    type ByteStream;
+    #[wasm_bindgen(method, js_name = pipeThrough)]
+    fn pipe_through(this: &ByteStream, transform: &Compressor) -> ByteStream;
+
+    #[wasm_bindgen(js_name = Response)]
+    type StreamResponse;
+    #[wasm_bindgen(constructor, catch, js_class = "Response")]
+    fn new(body: &ByteStream) -> Result<StreamResponse, wasm_bindgen::JsValue>;
+    #[wasm_bindgen(method, js_name = arrayBuffer)]
+    fn array_buffer(this: &StreamResponse) -> js_sys::Promise;
+}
+
+/// Raw DEFLATE of `bytes` by the browser (`CompressionStream("deflate-raw")`), for share links.
+pub async fn deflate_raw(bytes: &[u8]) -> Result<Vec<u8>, wasm_bindgen::JsValue> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts)?;
+    use wasm_bindgen::JsCast;
+    let packed = blob
+        .unchecked_ref::<BlobBytes>()
+        .stream()
+        .pipe_through(&Compressor::new("deflate-raw")?);
+    let buffer =
+        wasm_bindgen_futures::JsFuture::from(StreamResponse::new(&packed)?.array_buffer()).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}

@@ -2,6 +2,7 @@
 //! becomes a trace step and runs through the core's [`Session`]; the tables shown are read back from SQLite.
 
 use super::i18n::Lang;
+use crate::protocol::system::OutboxRow;
 use crate::protocol::{next_kind, Boundary, Invariant, Ordering, Snapshot, SqlLine};
 use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
 use std::cell::RefCell;
@@ -497,14 +498,19 @@ impl Model {
     /// After a jump (load, time travel) the wire holds what the relay would still send: unaccepted rows.
     fn refill_lane(&mut self) {
         self.lane.clear();
-        let mut rows: Vec<_> = self
+        // By flow, then seq (the snapshot is by event id), each row put in its place as it comes: no sort
+        // routine for this one row type in the page.
+        let mut rows: Vec<&OutboxRow> = Vec::new();
+        for r in self
             .snapshot
             .producer
             .outbox
             .iter()
             .filter(|r| r.accepted == 0)
-            .collect();
-        rows.sort_by(|a, b| (&a.flow_id, a.seq).cmp(&(&b.flow_id, b.seq)));
+        {
+            let at = rows.partition_point(|x| (&x.flow_id, x.seq) < (&r.flow_id, r.seq));
+            rows.insert(at, r);
+        }
         let ids: Vec<String> = rows.iter().map(|r| r.event_id.clone()).collect();
         for id in ids {
             self.push_card(id);

@@ -147,7 +147,7 @@ pub fn main(args: &[String]) -> ExitCode {
             if config.schema2.is_empty() {
                 String::new()
             } else {
-                format!(", schema 2: {}", config.schema2.iter().cloned().collect::<Vec<_>>().join(","))
+                format!(", schema 2: {}", config.schema2.join(","))
             },
             args.threads,
             if search.symmetry() {

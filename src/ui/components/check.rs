@@ -159,7 +159,7 @@ impl Reducible for Panel {
                 expect,
             } => {
                 p.id = id;
-                p.schema2 = config.schema2.iter().cloned().collect::<Vec<_>>().join(",");
+                p.schema2 = config.schema2.join(",");
                 p.config = config.clone();
                 p.ran = Some(config);
                 p.main = Some(Run::Running {
@@ -418,39 +418,43 @@ pub fn Checker() -> Html {
             panel.dispatch(Msg::Stop);
         })
     };
-    let number = |key: &'static str, range: std::ops::RangeInclusive<u8>, value: u8| {
-        html! {
-            <label>{ t(lang, &format!("check.{key}")) }
-                <select data-testid={format!("check-{key}")} onchange={knob(key)} disabled={running}>
-                    { for range.map(|n| html! { <option value={n.to_string()} selected={n == value}>{ n }</option> }) }
-                </select>
-            </label>
-        }
-    };
     let c = &p.config;
+    let numbers = |range: std::ops::RangeInclusive<u8>| {
+        range.map(|n| (n.to_string(), n.to_string())).collect()
+    };
+    let knobs = [
+        ("flows", numbers(1..=3), c.flows.to_string()),
+        ("events", numbers(1..=3), c.events.to_string()),
+        ("resends", numbers(0..=3), c.resends.to_string()),
+        ("crashes", numbers(0..=3), c.crashes.to_string()),
+        (
+            "consumer",
+            Ordering::ALL
+                .iter()
+                .map(|o| (o.name().to_owned(), t(lang, &format!("mode.{}", o.name()))))
+                .collect(),
+            c.consumer.name().to_owned(),
+        ),
+        (
+            "producer",
+            WriteMode::ALL
+                .iter()
+                .map(|m| {
+                    (
+                        m.name().to_owned(),
+                        t(lang, &format!("check.producer.{}", m.name())),
+                    )
+                })
+                .collect(),
+            c.producer.name().to_owned(),
+        ),
+    ];
     html! {
         <section class="checker" aria-labelledby="checker-h" ref={section}>
             <h2 id="checker-h">{ t(lang, "check.title") }</h2>
             <p class="note">{ t(lang, "check.note") }</p>
             <div class="knobs">
-                { number("flows", 1..=3, c.flows) }
-                { number("events", 1..=3, c.events) }
-                { number("resends", 0..=3, c.resends) }
-                { number("crashes", 0..=3, c.crashes) }
-                <label>{ t(lang, "check.consumer") }
-                    <select data-testid="check-consumer" onchange={knob("consumer")} disabled={running}>
-                        { for Ordering::ALL.iter().map(|o| html! {
-                            <option value={o.name()} selected={*o == c.consumer}>{ t(lang, &format!("mode.{}", o.name())) }</option>
-                        }) }
-                    </select>
-                </label>
-                <label>{ t(lang, "check.producer") }
-                    <select data-testid="check-producer" onchange={knob("producer")} disabled={running}>
-                        { for WriteMode::ALL.iter().map(|m| html! {
-                            <option value={m.name()} selected={*m == c.producer}>{ t(lang, &format!("check.producer.{}", m.name())) }</option>
-                        }) }
-                    </select>
-                </label>
+                { for knobs.into_iter().map(|(key, options, value)| select(lang, key, options, &value, knob(key), running)) }
                 <label>{ t(lang, "check.schema2") }
                     <input type="text" data-testid="check-schema2" value={p.schema2.clone()} placeholder="A2,B1"
                         spellcheck="false" onchange={knob("schema2")} disabled={running} />
@@ -470,6 +474,24 @@ pub fn Checker() -> Html {
                 { for GALLERY.iter().map(|entry| gallery_entry(entry, p, lang, running, &panel, &workers)) }
             </ul>
         </section>
+    }
+}
+
+/// One knob: a labelled select whose values are CHECKER.md's words (one function for all six keeps the page small).
+fn select(
+    lang: Lang,
+    key: &str,
+    options: Vec<(String, String)>,
+    value: &str,
+    onchange: Callback<Event>,
+    disabled: bool,
+) -> Html {
+    html! {
+        <label>{ t(lang, &format!("check.{key}")) }
+            <select data-testid={format!("check-{key}")} {onchange} {disabled}>
+                { for options.into_iter().map(|(v, label)| { let selected = v == value; html! { <option {selected} value={v}>{ label }</option> } }) }
+            </select>
+        </label>
     }
 }
 

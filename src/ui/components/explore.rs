@@ -7,7 +7,6 @@ use crate::ui::i18n::{t, tf};
 use crate::ui::state::Action;
 use crate::ui::{now_ms, yield_then, Ctx};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -172,17 +171,24 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
 }
 
 fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ctx) -> Html {
-    let mut cells: BTreeMap<(String, Boundary), Cell> = BTreeMap::new();
+    // One row of cells per order, in first-seen order, one cell per boundary (a map here would put one more
+    // B-tree routine in the page).
     let mut orders: Vec<String> = Vec::new();
+    let mut cells: Vec<[Option<Cell>; 10]> = Vec::new();
     for (i, (plan, outcome)) in job.plans.iter().zip(&job.results).enumerate() {
         if plan.ordering != ordering {
             continue;
         }
         let label = explorer::order_label(&plan.order);
-        if !orders.contains(&label) {
-            orders.push(label.clone());
-        }
-        let cell = cells.entry((label, plan.boundary)).or_default();
+        let row = match orders.iter().position(|o| *o == label) {
+            Some(row) => row,
+            None => {
+                orders.push(label);
+                cells.push(Default::default());
+                orders.len() - 1
+            }
+        };
+        let cell = cells[row][plan.boundary.number() - 1].get_or_insert_with(Cell::default);
         cell.runs += 1;
         if !outcome.ok {
             cell.failed += 1;
@@ -199,8 +205,9 @@ fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ct
         return html! {};
     }
     let name = ordering.name();
-    let failed: usize = cells.values().map(|c| c.failed).sum();
-    let runs: usize = cells.values().map(|c| c.runs).sum();
+    let all = || cells.iter().flatten().flatten();
+    let failed: usize = all().map(|c| c.failed).sum();
+    let runs: usize = all().map(|c| c.runs).sum();
     html! {
         <div class="matrix-wrap">
             <h3 data-testid={format!("matrix-summary-{name}")} data-failed={failed.to_string()} data-runs={runs.to_string()}>
@@ -213,10 +220,10 @@ fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ct
                     { for Boundary::ALL.iter().map(|b| html! { <th scope="col" title={b.name()}>{ b.number() }</th> }) }
                 </tr></thead>
                 <tbody translate="no">
-                { for orders.iter().map(|order| html! {
+                { for orders.iter().zip(&cells).map(|(order, row)| html! {
                     <tr>
                         <th scope="row">{ order }</th>
-                        { for Boundary::ALL.iter().map(|b| match cells.get(&(order.clone(), *b)) {
+                        { for Boundary::ALL.iter().zip(row).map(|(b, cell)| match cell {
                             None => html! { <td class="na" title={t(lang, "explorer.unreachable")}>{ "—" }</td> },
                             Some(cell) => {
                                 let open = cell.open.and_then(|i| job.plans.get(i)).map(|p| p.trace());

@@ -27,25 +27,14 @@ pub fn Share() -> Html {
         let model = model.clone();
         let link = link.clone();
         Callback::from(move |_| {
-            let fragment = share::encode(&model.trace());
-            let Some(window) = web_sys::window() else {
-                return;
-            };
-            let location = window.location();
-            let base = format!(
-                "{}{}{}",
-                location.origin().unwrap_or_default(),
-                location.pathname().unwrap_or_default(),
-                location.search().unwrap_or_default()
-            );
-            let url = format!("{base}#{fragment}");
-            // replaceState: the address bar shows the link without reloading the page.
-            if let Ok(history) = window.history() {
-                let _ =
-                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-            }
-            let _ = window.navigator().clipboard().write_text(&url);
-            link.set(url);
+            let json = share::to_json(&model.trace());
+            let link = link.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match crate::ui::deflate_raw(json.as_bytes()).await {
+                    Ok(packed) => publish(&share::encode_packed(&packed), &link),
+                    Err(e) => web_sys::console::error_1(&e),
+                }
+            });
         })
     };
     let load_pasted = {
@@ -125,4 +114,25 @@ fn import_text(model: &Ctx, text: &str) {
         Ok(trace) => crate::ui::load_trace(model.clone(), trace),
         Err(e) => model.dispatch(Action::Error(e.0)),
     }
+}
+
+/// Puts the link in the address bar (without reloading) and on the clipboard, and shows it.
+fn publish(fragment: &str, link: &UseStateHandle<String>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let base = format!(
+        "{}{}{}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    let url = format!("{base}#{fragment}");
+    // replaceState: the address bar shows the link without reloading the page.
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+    let _ = window.navigator().clipboard().write_text(&url);
+    link.set(url);
 }
