@@ -49,6 +49,10 @@ test('the page works under a strict Content Security Policy with no violation', 
   await page.getByTestId('preset-09').click();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   assert.ok(await download.path());
+  // The checker's worker: a script from the page's origin that imports the same glue and instantiates the
+  // module the page compiled.
+  await page.getByTestId('gallery-greater_than').click();
+  await page.locator('[data-testid="check-result"][data-verdict="violated"]').waitFor();
   assert.deepEqual(await page.evaluate(() => window.__csp), []);
   assert.deepEqual(errors, []);
   await context.close();

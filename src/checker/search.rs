@@ -498,8 +498,10 @@ impl Search {
         let replayed = State::from_snapshot(&self.config, &session.rows_without_bodies()?, 0, 0)?;
         if !replayed.same_rows(reached) {
             return Err(format!(
-                "the counterexample does not replay to the state that broke {}: {replayed:?} against {reached:?}",
-                violation.property.name()
+                // (No dump of the two states: their Debug code would ride along into the page's module.)
+                "the counterexample does not replay to the state that broke {} (a bug in the checker); its trace: {}",
+                violation.property.name(),
+                crate::share::to_json(&trace)
             ));
         }
         self.verdict = Some(Verdict::Violated(Box::new(Counterexample {

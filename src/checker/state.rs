@@ -114,7 +114,12 @@ impl State {
                     let reason = REASONS
                         .iter()
                         .position(|x| x.map(BlockReason::name) == r.reason.as_deref())
-                        .ok_or_else(|| format!("unexpected reason {:?}", r.reason))?;
+                        .ok_or_else(|| {
+                            format!(
+                                "unexpected reason `{}`",
+                                r.reason.as_deref().unwrap_or("null")
+                            )
+                        })?;
                     Ok(InboxState {
                         ev: ev(&r.event_id)?,
                         state: code(&INBOX_STATES, &r.state, "inbox state")?,

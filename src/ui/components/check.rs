@@ -499,112 +499,155 @@ fn rate(n: u64, ms: u64) -> String {
     (n * 1000).checked_div(ms).unwrap_or(0).to_string()
 }
 
+/// The run's line (progress, verdict or refusal), the counterexample if any, and strict's line beside a
+/// gallery entry: each drawn by one `html!`, with what differs computed first (the page pays per `html!`).
 fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
     let Some(main) = &p.main else { return html! {} };
-    let strict_line = match &p.strict {
-        Some(Run::Done(o)) if o.verdict == Some(Finding::Holds) => html! {
-            <p data-testid="check-strict">{ tf(lang, "check.strict_holds", &[&o.counts.states.to_string(), &o.counts.transitions.to_string()]) }</p>
-        },
-        Some(Run::Done(_)) => {
-            html! { <p data-testid="check-strict" class="error">{ t(lang, "check.strict_broken") }</p> }
-        }
-        Some(Run::Failed(e)) => html! { <p class="error" role="alert">{ e }</p> },
-        Some(Run::Running { .. }) => {
-            html! { <p data-testid="check-strict">{ t(lang, "check.strict_running") }</p> }
-        }
-        _ => html! {},
+    let strict = match &p.strict {
+        Some(Run::Done(o)) if o.verdict == Some(Finding::Holds) => Some((
+            "",
+            tf(
+                lang,
+                "check.strict_holds",
+                &[
+                    &o.counts.states.to_string(),
+                    &o.counts.transitions.to_string(),
+                ],
+            ),
+        )),
+        Some(Run::Done(_)) => Some(("error", t(lang, "check.strict_broken"))),
+        Some(Run::Failed(e)) => Some(("error", e.clone())),
+        Some(Run::Running { .. }) => Some(("", t(lang, "check.strict_running"))),
+        _ => None,
     };
-    let body = match main {
-        Run::Running { counts, elapsed_ms } => html! {
-            <p class="progress-line" data-testid="check-progress" data-states={counts.states.to_string()}>
-                { tf(lang, "check.progress", &[&counts.states.to_string(), &counts.depth.to_string(),
-                    &rate(counts.transitions, *elapsed_ms), &elapsed_ms.to_string()]) }
-            </p>
-        },
-        Run::Stopped { counts, elapsed_ms } => html! {
-            <p data-testid="check-result" data-verdict="stopped" data-states={counts.states.to_string()}
-                data-transitions={counts.transitions.to_string()}>
-                { tf(lang, "check.stopped", &[&counts.states.to_string(), &counts.transitions.to_string(), &elapsed_ms.to_string()]) }
-            </p>
-        },
+    let (mut testid, mut verdict, mut class) = ("check-result", None, "verdict");
+    let (counts, ms) = match main {
+        Run::Running { counts, elapsed_ms } | Run::Stopped { counts, elapsed_ms } => {
+            (*counts, *elapsed_ms)
+        }
+        Run::Done(o) => (o.counts, o.elapsed_ms),
+        Run::Failed(_) => Default::default(),
+    };
+    let (states, transitions) = (counts.states.to_string(), counts.transitions.to_string());
+    let mut property = None;
+    let mut length = None;
+    let mut counterexample = None;
+    let text = match main {
+        Run::Running { .. } => {
+            (testid, class) = ("check-progress", "progress-line");
+            tf(
+                lang,
+                "check.progress",
+                &[
+                    &states,
+                    &counts.depth.to_string(),
+                    &rate(counts.transitions, ms),
+                    &ms.to_string(),
+                ],
+            )
+        }
+        Run::Stopped { .. } => {
+            verdict = Some("stopped");
+            tf(
+                lang,
+                "check.stopped",
+                &[&states, &transitions, &ms.to_string()],
+            )
+        }
         Run::Failed(e) => {
-            html! { <p class="error" role="alert" data-testid="check-error">{ e }</p> }
+            (testid, class) = ("check-error", "error");
+            e.clone()
         }
-        Run::Done(o) => outcome(p, o, lang, model),
+        Run::Done(o) => match &o.verdict {
+            Some(Finding::Violated {
+                property: broken,
+                why,
+                trace,
+                results,
+            }) => {
+                verdict = Some("violated");
+                class = "verdict bad";
+                property = Some(broken.name());
+                length = Some(trace.steps.len().to_string());
+                counterexample = Some((why, trace, results));
+                tf(
+                    lang,
+                    "check.violated",
+                    &[
+                        &t(lang, &format!("property.{}", broken.name())),
+                        &trace.steps.len().to_string(),
+                        &states,
+                        &transitions,
+                        &ms.to_string(),
+                    ],
+                )
+            }
+            _ => {
+                verdict = Some("holds");
+                class = "verdict ok";
+                tf(
+                    lang,
+                    "check.holds",
+                    &[&states, &transitions, &ms.to_string()],
+                )
+            }
+        },
     };
-    html! { <div class="check-result" aria-live="polite">{ body }{ strict_line }</div> }
-}
-
-fn outcome(p: &Panel, o: &Rc<Outcome>, lang: Lang, model: &Ctx) -> Html {
-    let counts = o.counts;
-    let (states, transitions, ms) = (
-        counts.states.to_string(),
-        counts.transitions.to_string(),
-        o.elapsed_ms.to_string(),
-    );
-    let found = result_query(o);
+    let done = matches!(main, Run::Done(_));
+    let found = match main {
+        Run::Done(o) => result_query(o),
+        _ => String::new(),
+    };
     let link = p
         .ran
         .as_ref()
         .map(|c| format!("#check?{}&{found}", c.to_query()))
         .unwrap_or_default();
-    let comparison = p.expect.as_ref().map(|expected| {
-        // The link's own words against this page's: the same search on the same configuration must agree.
-        let same = expected == &found;
-        html! {
-            <p data-testid="check-link-match" data-match={same.to_string()} class={classes!((!same).then_some("error"))}>
-                { if same { t(lang, "check.link_same") } else { tf(lang, "check.link_differs", &[expected, &found]) } }
-            </p>
-        }
+    // A link's own words against this page's: the same search on the same configuration must agree.
+    let comparison = p.expect.as_ref().filter(|_| done).map(|expected| {
+        let same = *expected == found;
+        let text = if same {
+            t(lang, "check.link_same")
+        } else {
+            tf(lang, "check.link_differs", &[expected, &found])
+        };
+        (same, text)
     });
-    let share = html! { <a href={link} data-testid="check-share">{ t(lang, "check.share") }</a> };
-    match &o.verdict {
-        None => html! {},
-        Some(Finding::Holds) => html! {
-            <>
-            <p data-testid="check-result" data-verdict="holds" data-states={states.clone()} data-transitions={transitions.clone()}
-                class="verdict ok">
-                { tf(lang, "check.holds", &[&states, &transitions, &ms]) }
-            </p>
-            { for comparison }
-            { share }
-            </>
-        },
-        Some(Finding::Violated {
-            property,
-            why,
-            trace,
-            results,
-        }) => {
-            let open = {
-                let model = model.clone();
-                let trace = trace.clone();
-                Callback::from(move |_| {
-                    model.dispatch(Action::Load(Box::new(trace.clone())));
-                    scroll_to_player();
-                })
-            };
-            html! {
-                <>
-                <p data-testid="check-result" data-verdict="violated" data-states={states.clone()} data-transitions={transitions.clone()}
-                    data-property={property.name()} data-length={trace.steps.len().to_string()} class="verdict bad">
-                    { tf(lang, "check.violated", &[&t(lang, &format!("property.{}", property.name())), &trace.steps.len().to_string(),
-                        &states, &transitions, &ms]) }
-                </p>
+    let open = counterexample.map(|(_, trace, _)| {
+        let model = model.clone();
+        let trace = trace.clone();
+        Callback::from(move |_| {
+            model.dispatch(Action::Load(Box::new(trace.clone())));
+            scroll_to_player();
+        })
+    });
+    html! {
+        <div class="check-result" aria-live="polite">
+            <p data-testid={testid} data-verdict={verdict} data-states={states} data-transitions={transitions}
+                data-property={property} data-length={length} {class}>{ text }</p>
+            if let Some((why, trace, results)) = counterexample {
                 <ol class="counterexample" data-testid="check-steps" translate="no">
                     { for trace.steps.iter().zip(results).map(|(step, r)| html! {
                         <li><code>{ checker::describe(step) }</code>{ " → " }<code>{ r }</code></li>
                     }) }
                 </ol>
                 <p class="why" data-testid="check-why">{ why }</p>
-                { for comparison }
-                <div class="buttons">
-                    <button data-testid="check-open" onclick={open}>{ t(lang, "check.open") }</button>
-                    { share }
-                </div>
-                </>
             }
-        }
+            if let Some((same, text)) = comparison {
+                <p data-testid="check-link-match" data-match={same.to_string()} class={(!same).then_some("error")}>{ text }</p>
+            }
+            if done {
+                <div class="buttons">
+                    if let Some(onclick) = open {
+                        <button data-testid="check-open" {onclick}>{ t(lang, "check.open") }</button>
+                    }
+                    <a href={link} data-testid="check-share">{ t(lang, "check.share") }</a>
+                </div>
+            }
+            if let Some((class, text)) = strict {
+                <p data-testid="check-strict" {class}>{ text }</p>
+            }
+        </div>
     }
 }
 
