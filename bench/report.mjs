@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { checkerReport, soakReport } from './sections.mjs';
 
-const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile, checkSymFile] =
+const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile] =
   process.argv.slice(2);
 const n = JSON.parse(fs.readFileSync(nativeFile, 'utf8'));
 const b = JSON.parse(fs.readFileSync(browserFile, 'utf8'));
@@ -93,8 +93,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   medians taken minutes apart; what would move it is what speeds the wasm side (above).
 `;
 const soakSection = soakFile ? soakReport(fs.readFileSync(soakFile, 'utf8')) : '';
-const checks = [checkOneFile, checkAllFile, checkLargeFile, checkSymFile].map((file) =>
+const checks = [checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile].map((file) =>
   file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
-const checkerSection = checks.every(Boolean) ? checkerReport(checks) : '';
+const checkerSection = checks.slice(0, 4).every(Boolean) ? checkerReport(checks) : '';
 fs.writeFileSync(outFile, md + checkerSection + soakSection);
 console.log(md + checkerSection + soakSection);

@@ -20,11 +20,13 @@ cp "target/bench-check-$(nproc).json" target/bench-check-all.json
 target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --json > target/bench-check-large.json
 target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --symmetry --json \
   > target/bench-check-large-symmetry.json
+# The checker in the page: the default configuration clicked, and one vs two workers at once.
+node bench/checker-page.mjs > target/bench-check-page.json
 # Real processes on real files: the kill -9 soak at the size of the goal (60 s, 4 workers).
 rm -rf target/bench-soak
 cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --seconds 60 --workers 4 \
   --flows 5000 --seed 2026 > target/bench-soak.txt
 node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt \
   target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json \
-  target/bench-check-large-symmetry.json > /dev/null
+  target/bench-check-large-symmetry.json target/bench-check-page.json > /dev/null
 echo "wrote BENCHMARKS.md"

@@ -51,7 +51,8 @@ pub fn why(config: &Config, c: &Counterexample) -> String {
         }
     };
     format!(
-        "Step {n} ({last} → {result}) left {}: {}; {instead}.",
+        "Step {n} ({last} → {result}) broke {} — {}: {}; {instead}.",
+        c.violation.property.name(),
         search::property_words(c.violation.property),
         c.violation.message
     )

@@ -623,15 +623,15 @@ fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
     });
     html! {
         <div class="check-result" aria-live="polite">
-            <p data-testid={testid} data-verdict={verdict} data-states={states} data-transitions={transitions}
+            <p data-testid={testid} data-verdict={verdict} data-states={states} data-transitions={transitions} data-elapsed-ms={ms.to_string()}
                 data-property={property} data-length={length} {class}>{ text }</p>
             if let Some((why, trace, results)) = counterexample {
-                <ol class="counterexample" data-testid="check-steps" translate="no">
+                <ol class="counterexample" data-testid="check-steps" translate="no" lang="en">
                     { for trace.steps.iter().zip(results).map(|(step, r)| html! {
                         <li><code>{ checker::describe(step) }</code>{ " → " }<code>{ r }</code></li>
                     }) }
                 </ol>
-                <p class="why" data-testid="check-why">{ why }</p>
+                <p class="why" data-testid="check-why" lang="en">{ why }</p>
             }
             if let Some((same, text)) = comparison {
                 <p data-testid="check-link-match" data-match={same.to_string()} class={(!same).then_some("error")}>{ text }</p>

@@ -151,8 +151,10 @@ pub fn Playground(props: &Props) -> Html {
                     <h1>{ t(lang, "title") }</h1>
                     <p class="intro">{ t(lang, "intro") }</p>
                 </div>
+                // Named by its visible text, the other language's own name, in that language (WCAG 2.5.3: the
+                // accessible name contains the visible label); what it does is its title.
                 <button class="lang" data-testid="lang-switch" onclick={switch_lang}
-                    aria-label={t(lang, "lang.switch.label")}>{ t(lang, "lang.switch") }</button>
+                    lang={lang.other().tag()} title={t(lang, "lang.switch.label")}>{ t(lang, "lang.switch") }</button>
             </header>
             }
             <Controls />
