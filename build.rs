@@ -1,5 +1,5 @@
-//! Embeds the experiment files without their indentation (they are read by the CLI, the tests and the page;
-//! the page's size counts every byte). Whitespace outside JSON strings is dropped; nothing else changes.
+//! Embeds the experiment files and the page's string catalogs without their indentation (the page's size counts
+//! every byte). Whitespace outside JSON strings is dropped; nothing else changes.
 
 use std::path::Path;
 
@@ -41,5 +41,15 @@ fn main() {
             let target = Path::new(&out_dir).join(entry.file_name());
             std::fs::write(target, minify(&text)).expect("OUT_DIR is writable");
         }
+    }
+    for lang in ["en", "zh"] {
+        let path = format!("src/ui/i18n/{lang}.json");
+        println!("cargo::rerun-if-changed={path}");
+        let text = std::fs::read_to_string(&path).expect("readable catalog");
+        std::fs::write(
+            Path::new(&out_dir).join(format!("i18n-{lang}.json")),
+            minify(&text),
+        )
+        .expect("OUT_DIR is writable");
     }
 }

@@ -61,9 +61,8 @@ The page and the CLI find the same ${r.states.toLocaleString('en-US')} states an
 | one worker vs one native thread, same search | ${f(wasm / native, 2)}× (${f(wasm, 0)} vs ${f(native, 0)} transitions/s) | ≥ 0.6× | ${mark(wasm / native >= 0.6)} |
 | two workers at once vs one (the gallery runs a wrong turn and strict together) | ${f(gain, 2)}× (${f(w2.transitions_per_s, 0)} vs ${f(w1.transitions_per_s, 0)} transitions/s, ${f(w2.states_per_s, 0)} vs ${f(w1.states_per_s, 0)} states/s) | ≥ 1.6× | ${mark(gain >= 1.6)} |
 
-What limits it: the page runs the same search as the CLI, one SQLite transaction after another, and this
-machine's native run of it takes ${f(one.elapsed_ms / 1000, 1)} s on one thread — the 2 s goal is below what the
-code does natively here. One search runs in one worker: splitting a level across workers would need the
+What limits it: the page runs the same search as the CLI, one SQLite transaction after another; this machine's
+native run of it takes ${f(one.elapsed_ms / 1000, 1)} s on one thread${one.elapsed_ms > 2000 ? ', so the 2 s goal is below what the code does natively here' : ''}. One search runs in one worker: splitting a level across workers would need the
 visited set shared or partitioned, with every state sent between workers as a message (no shared memory
 without cross-origin isolation, which an embedded article page cannot promise). Two workers pay where two
 searches run at once, as in the gallery.

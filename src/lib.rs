@@ -5,6 +5,7 @@
 //! (wasm32 only) touches the browser, and it calls the core, never the reverse.
 
 pub mod checker;
+pub mod deflate;
 pub mod experiments;
 pub mod explorer;
 pub mod protocol;

@@ -8,13 +8,10 @@ pub const FRAGMENT_KEY: &str = "t=";
 /// A link longer than this is refused before decoding (a 1 MiB trace compresses far below it).
 pub const MAX_ENCODED_CHARS: usize = 2 * 1024 * 1024;
 
-/// The fragment (without `#`) that carries `trace`. Natively only: the page packs with the browser's own
-/// `CompressionStream("deflate-raw")` ([`encode_packed`] of [`to_json`]), so miniz's compressor — kilobytes of
-/// code and tables — stays out of the wasm module, while its decompressor (with the limits below) stays in.
-#[cfg(not(target_arch = "wasm32"))]
+/// The fragment (without `#`) that carries `trace`, packed by [`crate::deflate`] (natively and in the page alike:
+/// synchronous, so the page has the link inside the click that copies it).
 pub fn encode(trace: &Trace) -> String {
-    let packed = miniz_oxide::deflate::compress_to_vec(to_json(trace).as_bytes(), 9);
-    encode_packed(&packed)
+    encode_packed(&crate::deflate::compress(to_json(trace).as_bytes()))
 }
 
 /// The compact JSON a link packs.
@@ -127,8 +124,6 @@ mod tests {
         }
     }
 
-    // The page packs with the browser's CompressionStream; an end-to-end test round-trips its links.
-    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn a_share_link_round_trips_every_experiment() {
         for e in crate::experiments::ALL {

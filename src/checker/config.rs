@@ -182,6 +182,12 @@ impl Config {
         out
     }
 
+    /// Small enough to run without asking: at most the page's default (2 flows × 3 events × 1 resend × 1 crash,
+    /// seconds in a browser). A link to anything larger fills the knobs and waits for *Check*.
+    pub fn is_quick(&self) -> bool {
+        self.flows * self.events <= 6 && self.resends <= 1 && self.crashes <= 1
+    }
+
     /// The configuration as a query (`flows=2&events=3&resends=1&crashes=1&consumer=strict&producer=atomic`,
     /// then `&schema2=A2,B1` if any): the page's share link and its worker's job.
     pub fn to_query(&self) -> String {

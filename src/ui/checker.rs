@@ -113,6 +113,13 @@ impl Message {
 /// configuration `job` (a [`Config::to_query`] text), to the end.
 #[wasm_bindgen]
 pub fn check_in_worker(job: &str) {
+    // A panic (out of memory on a huge configuration, or a bug) says what happened before the module aborts.
+    std::panic::set_hook(Box::new(|info| {
+        post_to_page(&object(&[
+            ("kind", "failed".into()),
+            ("message", format!("the checker stopped: {info}").into()),
+        ]))
+    }));
     let fail = |message: String| {
         post_to_page(&object(&[
             ("kind", "failed".into()),
@@ -230,4 +237,10 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
         _on_message: on_message,
         _on_error: on_error,
     })
+}
+
+/// The check link in the address (`#check?flows=2&…`), if the page was opened with one.
+pub fn link_in_location() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.strip_prefix("#check?").map(str::to_owned)
 }

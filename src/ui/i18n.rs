@@ -38,8 +38,9 @@ impl Lang {
     }
 }
 
-pub const EN_JSON: &str = include_str!("i18n/en.json");
-pub const ZH_JSON: &str = include_str!("i18n/zh.json");
+// Minified by build.rs from `i18n/en.json` and `i18n/zh.json`.
+pub const EN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n-en.json"));
+pub const ZH_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n-zh.json"));
 
 /// A catalog as parsed: serde_json's map (a B-tree the page has anyway), looked up in place.
 type Catalog = serde_json::Map<String, serde_json::Value>;

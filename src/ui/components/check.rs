@@ -5,7 +5,7 @@
 
 use crate::checker::{self, Config, Finding, Outcome};
 use crate::protocol::{Ordering, WriteMode};
-use crate::ui::checker::{start, Message, Running};
+use crate::ui::checker::{link_in_location, start, Message, Running};
 use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::state::Action;
 use crate::ui::{run_soon, Ctx};
@@ -113,6 +113,10 @@ struct Panel {
     shelf: Vec<Shelved>,
     /// What a check link said the result was.
     expect: Option<String>,
+    /// Bumped whenever the page, not the reader, sets the knobs.
+    generation: u64,
+    /// A check link too large to start by itself: its configuration and result, run by *Check*.
+    offered: Option<(Config, String)>,
     error: Option<String>,
 }
 
@@ -126,6 +130,8 @@ struct Shelved {
 
 enum Msg {
     Knobs(Config, String),
+    /// A link's configuration, put in the knobs for the reader to start.
+    Offered(Config, String),
     Started {
         id: u64,
         config: Config,
@@ -152,6 +158,13 @@ impl Reducible for Panel {
                 p.schema2 = schema2;
                 p.error = None;
             }
+            Msg::Offered(config, expect) => {
+                p.schema2 = config.schema2.join(",");
+                p.config = config.clone();
+                p.offered = Some((config, expect));
+                p.generation += 1;
+                p.error = None;
+            }
             Msg::Started {
                 id,
                 config,
@@ -172,6 +185,8 @@ impl Reducible for Panel {
                 });
                 p.gallery = gallery;
                 p.expect = expect;
+                p.offered = None;
+                p.generation += 1;
                 p.error = None;
             }
             Msg::Worker {
@@ -187,10 +202,11 @@ impl Reducible for Panel {
                     Message::Done(o) => Run::Done(Rc::new(*o)),
                     Message::Failed(e) => Run::Failed(e),
                 };
-                if strict {
-                    p.strict = Some(run);
-                } else {
-                    p.main = Some(run);
+                let slot = if strict { &mut p.strict } else { &mut p.main };
+                // The first word of a failing worker is the one that says why (a panic's message comes
+                // before the abort that stops it).
+                if !matches!(slot, Some(Run::Failed(_))) {
+                    *slot = Some(run);
                 }
                 if let (Some(name), Some(Run::Done(wrong)), Some(Run::Done(strict))) =
                     (p.gallery, &p.main, &p.strict)
@@ -298,12 +314,6 @@ fn read_knobs(panel: &Panel) -> Result<Config, String> {
     Ok(config)
 }
 
-/// The check link in the address (`#check?flows=2&…`), if the page was opened with one.
-fn link_in_location() -> Option<String> {
-    let hash = web_sys::window()?.location().hash().ok()?;
-    hash.strip_prefix("#check?").map(str::to_owned)
-}
-
 /// What a result is, in the words a link carries: `verdict=violated&property=…&length=…&states=…`.
 fn result_query(o: &Outcome) -> String {
     let verdict = match &o.verdict {
@@ -325,6 +335,43 @@ fn result_query(o: &Outcome) -> String {
     )
 }
 
+/// Opens the check link in the address, if there is one: a quick configuration runs at once, a large one is put
+/// in the knobs for the reader to start (a link should not set off minutes of work by itself); a bad one gets a
+/// message naming what is wrong, and nothing runs.
+fn open_link(panel: &UseReducerHandle<Panel>, workers: &Workers, model: &Ctx, section: &NodeRef) {
+    let Some(query) = link_in_location() else {
+        return;
+    };
+    match Config::from_query(&query) {
+        Ok((config, rest)) => {
+            let expect = rest
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("&");
+            if config.is_quick() {
+                launch(
+                    panel,
+                    workers,
+                    config,
+                    None,
+                    Some(expect).filter(|e| !e.is_empty()),
+                );
+            } else {
+                panel.dispatch(Msg::Offered(config, expect));
+            }
+            if let Some(el) = section.cast::<web_sys::Element>() {
+                el.scroll_into_view();
+            }
+        }
+        Err(e) => {
+            let message = tf(model.lang, "check.bad_link", &[&e]);
+            panel.dispatch(Msg::Error(message.clone()));
+            model.dispatch(Action::Error(message));
+        }
+    }
+}
+
 #[component]
 pub fn Checker() -> Html {
     let Some(model) = use_context::<Ctx>() else {
@@ -341,32 +388,7 @@ pub fn Checker() -> Html {
         let model = model.clone();
         let section = section.clone();
         use_effect_with((), move |_| {
-            if let Some(query) = link_in_location() {
-                match Config::from_query(&query) {
-                    Ok((config, rest)) => {
-                        let expect = rest
-                            .iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join("&");
-                        launch(
-                            &panel,
-                            &workers,
-                            config,
-                            None,
-                            Some(expect).filter(|e| !e.is_empty()),
-                        );
-                        if let Some(el) = section.cast::<web_sys::Element>() {
-                            el.scroll_into_view();
-                        }
-                    }
-                    Err(e) => {
-                        let message = tf(model.lang, "check.bad_link", &[&e]);
-                        panel.dispatch(Msg::Error(message.clone()));
-                        model.dispatch(Action::Error(message));
-                    }
-                }
-            }
+            open_link(&panel, &workers, &model, &section);
             let workers = workers.clone();
             move || workers.borrow_mut().clear()
         });
@@ -406,7 +428,15 @@ pub fn Checker() -> Html {
         let panel = panel.clone();
         let workers = workers.clone();
         Callback::from(move |_| match read_knobs(&panel) {
-            Ok(config) => launch(&panel, &workers, config, None, None),
+            Ok(config) => {
+                // A large link's configuration, unchanged: its recorded result is compared when the run ends.
+                let expect = panel
+                    .offered
+                    .as_ref()
+                    .filter(|(c, _)| *c == config)
+                    .map(|(_, e)| e.clone());
+                launch(&panel, &workers, config, None, expect)
+            }
             Err(e) => panel.dispatch(Msg::Error(e)),
         })
     };
@@ -454,7 +484,7 @@ pub fn Checker() -> Html {
             <h2 id="checker-h">{ t(lang, "check.title") }</h2>
             <p class="note">{ t(lang, "check.note") }</p>
             <div class="knobs">
-                { for knobs.into_iter().map(|(key, options, value)| select(lang, key, options, &value, knob(key), running)) }
+                { for knobs.into_iter().map(|(key, options, value)| select(lang, key, options, &value, knob(key), running, p.generation)) }
                 <label>{ t(lang, "check.schema2") }
                     <input type="text" data-testid="check-schema2" value={p.schema2.clone()} placeholder="A2,B1"
                         spellcheck="false" onchange={knob("schema2")} disabled={running} />
@@ -464,6 +494,9 @@ pub fn Checker() -> Html {
                 <button data-testid="check-run" onclick={run} disabled={running}>{ t(lang, "check.run") }</button>
                 <button data-testid="check-stop" onclick={stop} disabled={!running}>{ t(lang, "check.stop") }</button>
             </div>
+            if let (Some(_), false) = (&p.offered, running) {
+                <p class="note" data-testid="check-offered">{ t(lang, "check.offered") }</p>
+            }
             if let Some(e) = &p.error {
                 <p class="error" role="alert" data-testid="check-error">{ e }</p>
             }
@@ -485,9 +518,13 @@ fn select(
     value: &str,
     onchange: Callback<Event>,
     disabled: bool,
+    generation: u64,
 ) -> Html {
     html! {
-        <label>{ t(lang, &format!("check.{key}")) }
+        // Keyed by the knobs' generation: a select the reader has touched ignores a later `selected` attribute,
+        // so values set by the page (a gallery entry, a link) rebuild it rather than leave it showing something
+        // else; the reader's own changes do not (the select keeps its focus).
+        <label key={format!("{key}-{generation}")}>{ t(lang, &format!("check.{key}")) }
             <select data-testid={format!("check-{key}")} {onchange} {disabled}>
                 { for options.into_iter().map(|(v, label)| { let selected = v == value; html! { <option {selected} value={v}>{ label }</option> } }) }
             </select>
@@ -605,13 +642,17 @@ fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         .unwrap_or_default();
     // A link's own words against this page's: the same search on the same configuration must agree.
     let comparison = p.expect.as_ref().filter(|_| done).map(|expected| {
-        let same = *expected == found;
-        let text = if same {
+        // The link's own words (`verdict=holds&states=…`), each of which this page's result must contain.
+        let differ: Vec<&str> = expected
+            .split('&')
+            .filter(|kv| !found.split('&').any(|f| f == *kv))
+            .collect();
+        let text = if differ.is_empty() {
             t(lang, "check.link_same")
         } else {
-            tf(lang, "check.link_differs", &[expected, &found])
+            tf(lang, "check.link_differs", &[&differ.join("&"), &found])
         };
-        (same, text)
+        (differ.is_empty(), text)
     });
     let open = counterexample.map(|(_, trace, _)| {
         let model = model.clone();
@@ -622,7 +663,9 @@ fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         })
     });
     html! {
-        <div class="check-result" aria-live="polite">
+        // Announced when a run ends, not at every progress update.
+        <div class="check-result" aria-live={(testid != "check-progress").then_some("polite")}
+            aria-busy={(testid == "check-progress").then_some("true")}>
             <p data-testid={testid} data-verdict={verdict} data-states={states} data-transitions={transitions} data-elapsed-ms={ms.to_string()}
                 data-property={property} data-length={length} {class}>{ text }</p>
             if let Some((why, trace, results)) = counterexample {

@@ -120,6 +120,13 @@ pub fn Playground(props: &Props) -> Html {
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+                    // A check link is the checker's to open, and it opens one as the page starts.
+                    if crate::ui::checker::link_in_location().is_some() {
+                        if let Some(location) = web_sys::window().map(|w| w.location()) {
+                            let _ = location.reload();
+                        }
+                        return;
+                    }
                     match crate::ui::trace_from_location() {
                         Some(Ok(trace)) => crate::ui::load_trace(model.clone(), trace),
                         Some(Err(e)) => model.dispatch(Action::Error(e)),

@@ -27,14 +27,12 @@ pub fn Share() -> Html {
         let model = model.clone();
         let link = link.clone();
         Callback::from(move |_| {
-            let json = share::to_json(&model.trace());
-            let link = link.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                match crate::ui::deflate_raw(json.as_bytes()).await {
-                    Ok(packed) => publish(&share::encode_packed(&packed), &link),
-                    Err(e) => web_sys::console::error_1(&e),
-                }
-            });
+            let url = page_url(&share::encode(&model.trace()));
+            publish(&url, &link);
+            // Within the click, as Safari requires; a refusal leaves the link on the page to copy by hand.
+            if let Some(window) = web_sys::window() {
+                let _ = window.navigator().clipboard().write_text(&url);
+            }
         })
     };
     let load_pasted = {
@@ -116,23 +114,23 @@ fn import_text(model: &Ctx, text: &str) {
     }
 }
 
-/// Puts the link in the address bar (without reloading) and on the clipboard, and shows it.
-fn publish(fragment: &str, link: &UseStateHandle<String>) {
-    let Some(window) = web_sys::window() else {
-        return;
+/// The page's address with `fragment` (`t=…`) after the `#`.
+fn page_url(fragment: &str) -> String {
+    let Some(location) = web_sys::window().map(|w| w.location()) else {
+        return format!("#{fragment}");
     };
-    let location = window.location();
-    let base = format!(
-        "{}{}{}",
+    format!(
+        "{}{}{}#{fragment}",
         location.origin().unwrap_or_default(),
         location.pathname().unwrap_or_default(),
         location.search().unwrap_or_default()
-    );
-    let url = format!("{base}#{fragment}");
-    // replaceState: the address bar shows the link without reloading the page.
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    )
+}
+
+/// Shows the link and puts it in the address bar (without reloading).
+fn publish(url: &str, link: &UseStateHandle<String>) {
+    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url));
     }
-    let _ = window.navigator().clipboard().write_text(&url);
-    link.set(url);
+    link.set(url.to_owned());
 }
