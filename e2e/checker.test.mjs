@@ -201,3 +201,17 @@ test('bad knobs and a hand-edited check link get a message that names what is wr
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+test('the explorer runs a wrong turn beside strict: the player\'s consumer', async () => {
+  const page = await fresh();
+  await page.getByTestId('mode-select').selectOption('greater_than');
+  await page.getByTestId('explorer-run').click();
+  await page.locator('[data-testid="explorer-progress"][data-running="false"]').waitFor({ timeout: 120000 });
+  const strict = page.getByTestId('matrix-summary-strict');
+  const wrong = page.getByTestId('matrix-summary-greater_than');
+  assert.equal(await strict.getAttribute('data-failed'), '0');
+  assert.ok(Number(await wrong.getAttribute('data-failed')) > 0, 'greater-than fails somewhere');
+  assert.equal(await page.getByTestId('matrix-summary-dedupe_only').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

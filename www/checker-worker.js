@@ -8,6 +8,9 @@ onmessage = async ({ data }) => {
     await glue.default({ module_or_path: data.module });
     glue.check_in_worker(data.job);
   } catch (e) {
-    postMessage({ kind: 'failed', message: `the checker's worker stopped: ${e}` });
+    // A trap is the module aborting: most likely out of memory on a large configuration (the search keeps every
+    // state it has seen), else a bug.
+    const why = e instanceof WebAssembly.RuntimeError ? ' (most likely out of memory: try smaller bounds)' : '';
+    postMessage({ kind: 'failed', message: `the checker's worker stopped: ${e}${why}` });
   }
 };

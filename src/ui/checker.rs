@@ -113,13 +113,6 @@ impl Message {
 /// configuration `job` (a [`Config::to_query`] text), to the end.
 #[wasm_bindgen]
 pub fn check_in_worker(job: &str) {
-    // A panic (out of memory on a huge configuration, or a bug) says what happened before the module aborts.
-    std::panic::set_hook(Box::new(|info| {
-        post_to_page(&object(&[
-            ("kind", "failed".into()),
-            ("message", format!("the checker stopped: {info}").into()),
-        ]))
-    }));
     let fail = |message: String| {
         post_to_page(&object(&[
             ("kind", "failed".into()),

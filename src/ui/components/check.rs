@@ -203,8 +203,7 @@ impl Reducible for Panel {
                     Message::Failed(e) => Run::Failed(e),
                 };
                 let slot = if strict { &mut p.strict } else { &mut p.main };
-                // The first word of a failing worker is the one that says why (a panic's message comes
-                // before the abort that stops it).
+                // A failed run keeps its first message (a worker that stops may say so twice).
                 if !matches!(slot, Some(Run::Failed(_))) {
                     *slot = Some(run);
                 }

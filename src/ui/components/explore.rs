@@ -18,6 +18,8 @@ const REDRAW_MS: f64 = 100.0;
 
 #[derive(Default)]
 struct Job {
+    /// The consumer run beside strict: the control, or one of the article's wrong turns.
+    compared: Option<Ordering>,
     runner: explorer::Runner,
     plans: Vec<Plan>,
     results: Vec<Outcome>,
@@ -56,6 +58,11 @@ pub fn Explorer() -> Html {
     let job = use_mut_ref(Job::default);
     let progress = use_state(Progress::default);
     let extended = use_state(|| false);
+    // Beside strict: the player's consumer (a wrong turn, or the control), or the control when that is strict.
+    let compared = match model.ordering() {
+        Ordering::Strict => Ordering::DedupeOnly,
+        other => other,
+    };
 
     let start = {
         let job = job.clone();
@@ -64,13 +71,14 @@ pub fn Explorer() -> Html {
         Callback::from(move |_| {
             // The elapsed time the page shows includes learning where each boundary can fire.
             let started_ms = now_ms();
-            let plans = match explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], extended) {
+            let plans = match explorer::plans(&[Ordering::Strict, compared], extended) {
                 Ok(p) => p,
                 Err(_) => return,
             };
             {
                 let mut j = job.borrow_mut();
                 *j = Job {
+                    compared: Some(compared),
                     plans,
                     started_ms,
                     ..Job::default()
@@ -116,7 +124,7 @@ pub fn Explorer() -> Html {
                     { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &rate.to_string(), &elapsed_ms.to_string()]) }
                 </p>
             }
-            { for [Ordering::Strict, Ordering::DedupeOnly].into_iter().map(|ordering| matrix(&j, ordering, lang, &model)) }
+            { for [Some(Ordering::Strict), j.compared].into_iter().flatten().map(|ordering| matrix(&j, ordering, lang, &model)) }
         </section>
     }
 }
