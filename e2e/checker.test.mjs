@@ -180,8 +180,8 @@ test('a check is a link: opening it runs the same search and shows the same resu
 
 test('bad knobs and a hand-edited check link get a message that names what is wrong, and run nothing', async () => {
   const page = await fresh('#check?flows=9&consumer=strict');
-  await page.getByTestId('notice').filter({ hasText: 'flows must be from 1 to 3' }).waitFor();
-  await page.getByTestId('check-error').filter({ hasText: 'flows must be from 1 to 3' }).waitFor();
+  await page.getByTestId('notice').filter({ hasText: 'flows must be a whole number from 1 to 3' }).waitFor();
+  await page.getByTestId('check-error').filter({ hasText: 'flows must be a whole number from 1 to 3' }).waitFor();
   assert.equal(await page.getByTestId('check-result').count(), 0);
   await page.getByTestId('check-schema2').fill('Z9');
   await page.getByTestId('check-schema2').dispatchEvent('change');

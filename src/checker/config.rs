@@ -207,6 +207,43 @@ impl Config {
         q
     }
 
+    /// Sets one knob from its text, as `--flows 2` or `flows=2` gives it: `Ok(false)` for a name that is not a
+    /// knob; a refusal names the knob and its range. (Whether `schema2` names events of the configuration is
+    /// [`Config::validate`]'s, once every knob is set.)
+    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        let number = |min: u8, max: u8| -> Result<u8, String> {
+            value
+                .parse::<u8>()
+                .ok()
+                .filter(|n| (min..=max).contains(n))
+                .ok_or_else(|| {
+                    format!("{key} must be a whole number from {min} to {max}, got `{value}`")
+                })
+        };
+        match key {
+            "flows" => self.flows = number(1, 3)?,
+            "events" => self.events = number(1, 3)?,
+            "resends" => self.resends = number(0, 3)?,
+            "crashes" => self.crashes = number(0, 3)?,
+            "consumer" => {
+                self.consumer = Ordering::from_name(value).ok_or_else(|| {
+                    format!(
+                        "consumer must be one of {}, got `{value}`",
+                        Ordering::ALL.map(Ordering::name).join(", ")
+                    )
+                })?
+            }
+            "producer" => {
+                self.producer = WriteMode::from_name(value).ok_or_else(|| {
+                    format!("producer must be atomic or unsafe_dual_write, got `{value}`")
+                })?
+            }
+            "schema2" => self.schema2 = Config::parse_schema2(value),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
     /// Reads [`Config::to_query`]'s form; a missing knob keeps the default. A refusal names the part that is
     /// wrong. Parts this does not know are returned for the caller to report or use (`verdict=holds`).
     pub fn from_query(query: &str) -> Result<(Config, Vec<(String, String)>), String> {
@@ -214,33 +251,8 @@ impl Config {
         let mut rest = Vec::new();
         for part in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').unwrap_or((part, ""));
-            let number = |min: u8, max: u8| -> Result<u8, String> {
-                value
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|n| (min..=max).contains(n))
-                    .ok_or_else(|| format!("{key} must be from {min} to {max}, got `{value}`"))
-            };
-            match key {
-                "flows" => config.flows = number(1, 3)?,
-                "events" => config.events = number(1, 3)?,
-                "resends" => config.resends = number(0, 3)?,
-                "crashes" => config.crashes = number(0, 3)?,
-                "consumer" => {
-                    config.consumer = Ordering::from_name(value).ok_or_else(|| {
-                        format!(
-                            "consumer must be one of {}, got `{value}`",
-                            Ordering::ALL.map(Ordering::name).join(", ")
-                        )
-                    })?
-                }
-                "producer" => {
-                    config.producer = WriteMode::from_name(value).ok_or_else(|| {
-                        format!("producer must be atomic or unsafe_dual_write, got `{value}`")
-                    })?
-                }
-                "schema2" => config.schema2 = Config::parse_schema2(value),
-                _ => rest.push((key.to_owned(), value.to_owned())),
+            if !config.set(key, value)? {
+                rest.push((key.to_owned(), value.to_owned()));
             }
         }
         config.validate()?;

@@ -1,7 +1,6 @@
 //! `experiments check`: the checker of CHECKER.md from the command line.
 
 use outbox_playground::checker::{self, Config, Search, Verdict};
-use outbox_playground::protocol::{Ordering, WriteMode};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -47,36 +46,21 @@ fn parse(args: &[String]) -> Result<Args, String> {
             .next()
             .filter(|v| !v.starts_with("--"))
             .ok_or_else(|| format!("--{name} needs a value"))?;
-        let number = |min: u64, max: u64| -> Result<u64, String> {
-            value
-                .parse::<u64>()
-                .ok()
-                .filter(|n| (min..=max).contains(n))
-                .ok_or_else(|| {
-                    format!("--{name} must be a whole number from {min} to {max}, got `{value}`")
-                })
-        };
         match name {
-            "flows" => config.flows = number(1, 3)? as u8,
-            "events" => config.events = number(1, 3)? as u8,
-            "resends" => config.resends = number(0, 3)? as u8,
-            "crashes" => config.crashes = number(0, 3)? as u8,
-            "threads" => threads = number(1, 64)? as usize,
-            "consumer" => {
-                config.consumer = Ordering::from_name(value).ok_or_else(|| {
-                    format!(
-                        "--consumer must be one of {}, got `{value}`",
-                        Ordering::ALL.map(Ordering::name).join(", ")
-                    )
-                })?
+            "threads" => {
+                threads = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n))
+                    .ok_or_else(|| {
+                        format!("--threads must be a whole number from 1 to 64, got `{value}`")
+                    })?
             }
-            "producer" => {
-                config.producer = WriteMode::from_name(value).ok_or_else(|| {
-                    format!("--producer must be atomic or unsafe_dual_write, got `{value}`")
-                })?
+            "save" => save = Some(value.clone()),
+            // The knobs, read as the page reads a check link.
+            knob => {
+                config.set(knob, value).map_err(|e| format!("--{e}"))?;
             }
-            "schema2" => config.schema2 = Config::parse_schema2(value),
-            _ => save = Some(value.clone()),
         }
     }
     config.validate().map_err(|e| format!("--{e}"))?;
