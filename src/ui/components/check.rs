@@ -683,7 +683,7 @@ fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
                     if let Some(onclick) = open {
                         <button data-testid="check-open" {onclick}>{ t(lang, "check.open") }</button>
                     }
-                    <a href={link} data-testid="check-share">{ t(lang, "check.share") }</a>
+                    <a href={link} target="_blank" rel="noopener" data-testid="check-share">{ t(lang, "check.share") }</a>
                 </div>
             }
             if let Some((class, text)) = strict {
