@@ -7,21 +7,24 @@ scripts/setup.sh
 
 step() { printf '\n=== %s\n' "$*"; }
 
-step "cargo fmt --check"
-cargo fmt --check
+step "cargo fmt --all --check"
+cargo fmt --all --check
 
 step "cargo clippy (native and wasm32)"
-cargo clippy --all-targets -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --workspace --all-targets -- -D warnings
+
+step "the core depends on no browser crate (cargo tree)"
+scripts/core-deps.sh
 
 step "native tests (cargo test)"
-cargo test
+cargo test --workspace
 
 step "the article's twelve experiments"
 cargo run --release --bin experiments -- --check
 
 step "core tests in headless Chromium (wasm32)"
-cargo test --target wasm32-unknown-unknown --test core
+cargo test --target wasm32-unknown-unknown -p outbox-core --test core
 
 step "release build (trunk), at the root and on a sub-path"
 trunk build --release

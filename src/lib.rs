@@ -1,21 +1,8 @@
-//! The ordered outbox / inbox playground: the article's protocol on two real SQLite databases, a trace engine
-//! that replays any session, and the article's twelve experiments — natively and in the browser.
+//! The playground's page: a Yew front end over the core (`outbox-core`). Only this crate touches the browser;
+//! everything it does that is not drawing is a call into the core's façade (`outbox_core::playground`).
 //!
-//! **Architecture invariant:** `protocol`, `trace` and `experiments` are plain Rust over rusqlite; only `ui`
-//! (wasm32 only) touches the browser, and it calls the core, never the reverse.
-
-pub mod checker;
-pub mod deflate;
-pub mod experiments;
-pub mod explorer;
-pub mod protocol;
-#[cfg(unix)]
-pub mod real;
-pub mod share;
-pub mod trace;
+//! **Architecture invariant** (enforced by the compiler): `outbox-core` has no Yew, web-sys or js-sys
+//! dependency of its own, so nothing in the protocol, the engine or the checker can reach the browser.
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
-
-#[cfg(target_arch = "wasm32")]
-mod libc_stubs;

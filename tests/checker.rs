@@ -4,11 +4,11 @@
 //! number of threads. The CLI's `check` as a user runs it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_playground::checker::properties::{self, Property};
-use outbox_playground::checker::state::State;
-use outbox_playground::checker::{Config, Search, Verdict};
-use outbox_playground::protocol::{Ordering, Snapshot, WriteMode};
-use outbox_playground::trace;
+use outbox_core::checker::properties::{self, Property};
+use outbox_core::checker::state::State;
+use outbox_core::checker::{Config, Search, Verdict};
+use outbox_core::protocol::{Ordering, Snapshot, WriteMode};
+use outbox_core::trace;
 use serde_json::Value;
 
 mod common;
@@ -183,7 +183,7 @@ fn each_wrong_turn_is_caught_with_its_shortest_history() {
             "{consumer:?}: the replay does not break it"
         );
         // The sentence names the step and what the protocol does instead.
-        let why = outbox_playground::checker::why(&c, cx);
+        let why = outbox_core::checker::why(&c, cx);
         assert!(why.starts_with(&format!("Step {length} (")), "{why}");
         // The wrong turn holds where its fault cannot arise (CHECKER.md): with the fault's ingredient removed.
         let harmless = match consumer {

@@ -1,7 +1,7 @@
 //! The two string catalogs: the same keys, no empty string, a real translation, and every key the UI asks for.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_playground::protocol::Boundary;
+use outbox_core::protocol::Boundary;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -90,7 +90,7 @@ fn every_key_the_ui_asks_for_exists() {
     }
     // The consumer select offers every consumer by its name.
     used.extend(
-        outbox_playground::protocol::Ordering::ALL
+        outbox_core::protocol::Ordering::ALL
             .iter()
             .map(|o| format!("mode.{}", o.name())),
     );

@@ -2,9 +2,9 @@
 //! kill -9 `soak`, and the arguments they refuse. Unix only; the page's simulated exits are tested elsewhere.
 #![cfg(unix)]
 
-use outbox_playground::protocol::Boundary;
-use outbox_playground::real::crash::{steps_to, Visible};
-use outbox_playground::trace::{ConsumerSetup, Session};
+use outbox_core::protocol::Boundary;
+use outbox_core::real::crash::{steps_to, Visible};
+use outbox_core::trace::{ConsumerSetup, Session};
 use std::path::PathBuf;
 
 mod common;

@@ -12,9 +12,9 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
-    use outbox_playground::explorer;
-    use outbox_playground::protocol::Ordering;
-    use outbox_playground::trace::{ConsumerSetup, Session, Step};
+    use outbox_core::explorer;
+    use outbox_core::protocol::Ordering;
+    use outbox_core::trace::{ConsumerSetup, Session, Step};
     use rusqlite::{Connection, OpenFlags};
     use std::time::Instant;
 

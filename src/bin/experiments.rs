@@ -5,7 +5,7 @@
 #[path = "experiments/check.rs"]
 mod check;
 
-use outbox_playground::{experiments, trace};
+use outbox_core::{experiments, trace};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
 /// Real processes on real files: exit 0 when every check holds, 1 when one fails, 2 for bad arguments.
 #[cfg(unix)]
 fn real(command: &str, args: &[String]) -> ExitCode {
-    use outbox_playground::real::{self, Error};
+    use outbox_core::real::{self, Error};
     let outcome = match command {
         "crash-real" => real::crash::main(args),
         "race" => real::race::main(args),

@@ -1,9 +1,9 @@
 //! The checker off the main thread: a Web Worker (`www/checker-worker.js`) instantiates the page's own wasm
 //! module — the compiled `WebAssembly.Module` is posted to it, so nothing is downloaded or compiled twice —
-//! and runs [`crate::checker::Search`] there, posting its progress and then what it found ([`Outcome`]). Stopping a search terminates its worker.
+//! and runs [`outbox_core::checker::Search`] there, posting its progress and then what it found ([`Outcome`]). Stopping a search terminates its worker.
 
-use crate::checker::{Config, Counts, Finding, Outcome, Property, Search};
-use crate::trace;
+use outbox_core::checker::{Config, Counts, Finding, Outcome, Property, Search};
+use outbox_core::trace;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

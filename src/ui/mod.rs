@@ -78,12 +78,13 @@ fn show_panic_panel(message: &str) {
 /// `[milliseconds, runs]`. The page itself always runs it in slices.
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn bench_explorer() -> Vec<f64> {
-    use crate::protocol::Ordering;
+    use outbox_core::protocol::Ordering;
     let t0 = now_precise_ms();
-    let Ok(plans) = crate::explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], false) else {
+    let Ok(plans) = outbox_core::explorer::plans(&[Ordering::Strict, Ordering::DedupeOnly], false)
+    else {
         return vec![];
     };
-    let mut runner = crate::explorer::Runner::default();
+    let mut runner = outbox_core::explorer::Runner::default();
     let ok = plans.iter().filter(|p| runner.run(p).ok).count();
     vec![now_precise_ms() - t0, plans.len() as f64, ok as f64]
 }
@@ -132,13 +133,13 @@ pub fn is_embed() -> bool {
 }
 
 /// The session a link carries (`#t=…`), or why it could not be opened.
-pub fn trace_from_location() -> Option<Result<crate::trace::Trace, String>> {
+pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>> {
     let hash = web_sys::window()?.location().hash().ok()?;
     // A checker link (`#check?…`) is the checker panel's to read.
     if hash.is_empty() || hash == "#" || hash.starts_with("#check?") {
         return None;
     }
-    Some(crate::share::decode(&hash).map_err(|e| e.0))
+    Some(outbox_core::share::decode(&hash).map_err(|e| e.0))
 }
 
 #[component]
@@ -209,7 +210,7 @@ const CHUNKED_STEPS: usize = 200;
 
 /// Replaces the session with `trace`: at once when short, else a slice of about 12 ms at a time so the page
 /// keeps responding, showing "Replaying step i of n".
-pub fn load_trace(handle: Ctx, trace: crate::trace::Trace) {
+pub fn load_trace(handle: Ctx, trace: outbox_core::trace::Trace) {
     // A newer load (or a reset) supersedes one still replaying: it stops at its next slice.
     let generation = cancel_loads();
     if trace.steps.len() <= CHUNKED_STEPS {

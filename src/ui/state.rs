@@ -2,9 +2,9 @@
 //! becomes a trace step and runs through the core's [`Session`]; the tables shown are read back from SQLite.
 
 use super::i18n::Lang;
-use crate::protocol::system::OutboxRow;
-use crate::protocol::{next_kind, Boundary, Invariant, Ordering, Snapshot, SqlLine};
-use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
+use outbox_core::protocol::system::OutboxRow;
+use outbox_core::protocol::{next_kind, Boundary, Invariant, Ordering, Snapshot, SqlLine};
+use outbox_core::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -250,7 +250,7 @@ pub enum Action {
     SetMode(Ordering),
     SetSupportV2(bool),
     /// Installs or drops a rejecting trigger (experiment 10).
-    Fault(crate::protocol::FaultTarget, bool),
+    Fault(outbox_core::protocol::FaultTarget, bool),
     SetSchema2(bool),
     AddFlow(String),
     Arm(Option<Boundary>),
@@ -333,7 +333,7 @@ impl Model {
     }
 
     /// Whether a rejecting trigger is installed: the last inject or clear of `target` up to the position.
-    pub fn fault_active(&self, target: crate::protocol::FaultTarget) -> bool {
+    pub fn fault_active(&self, target: outbox_core::protocol::FaultTarget) -> bool {
         self.entries[..self.pos]
             .iter()
             .rev()
@@ -418,7 +418,7 @@ impl Model {
         let snapshot = self.session.borrow().snapshot();
         match snapshot {
             Ok(s) => {
-                self.invariant = crate::protocol::invariant::check(&s);
+                self.invariant = outbox_core::protocol::invariant::check(&s);
                 self.snapshot = Rc::new(s);
             }
             Err(e) => self.notice = Some(Notice::Error(e)),
@@ -730,11 +730,11 @@ impl Reducible for Model {
 
 /// Loads experiment `index` into the player and compares its live result with the article's.
 fn load_preset(m: &mut Model, index: usize) -> Result<Preset, String> {
-    let experiment = crate::experiments::ALL
+    let experiment = outbox_core::experiments::ALL
         .get(index)
         .ok_or_else(|| format!("there is no experiment {}", index + 1))?;
-    let check = crate::experiments::check(experiment)?;
-    let trace = crate::trace::parse(experiment.text).map_err(|e| e.0)?;
+    let check = outbox_core::experiments::check(experiment)?;
+    let trace = outbox_core::trace::parse(experiment.text).map_err(|e| e.0)?;
     m.load(&trace)?;
     Ok(Preset {
         index,
@@ -742,8 +742,8 @@ fn load_preset(m: &mut Model, index: usize) -> Result<Preset, String> {
         title: check.title.clone(),
         section: check.section.clone(),
         summary: check.summary.clone(),
-        expected: crate::experiments::digest(&check.expected),
-        got: crate::experiments::digest(&check.got),
+        expected: outbox_core::experiments::digest(&check.expected),
+        got: outbox_core::experiments::digest(&check.got),
         ok: check.ok(),
         mismatches: check.mismatches.clone(),
     })

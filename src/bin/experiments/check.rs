@@ -1,6 +1,6 @@
 //! `experiments check`: the checker of CHECKER.md from the command line.
 
-use outbox_playground::checker::{self, Config, Search, Verdict};
+use outbox_core::checker::{self, Config, Search, Verdict};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -3,12 +3,12 @@
 //! turns, each run beside strict on the same configuration. Every search runs in a worker
 //! ([`crate::ui::checker`]); this component only draws and routes messages.
 
-use crate::checker::{self, Config, Finding, Outcome};
-use crate::protocol::{Ordering, WriteMode};
 use crate::ui::checker::{link_in_location, start, Message, Running};
 use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::state::Action;
 use crate::ui::{run_soon, Ctx};
+use outbox_core::checker::{self, Config, Finding, Outcome};
+use outbox_core::protocol::{Ordering, WriteMode};
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};

@@ -1,9 +1,9 @@
 //! The control bar: consumer mode, support_v2, schema of new events, the crash picker, restart, reset, export.
 
-use crate::protocol::{Boundary, FaultTarget, Ordering};
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Action;
 use crate::ui::Ctx;
+use outbox_core::protocol::{Boundary, FaultTarget, Ordering};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;

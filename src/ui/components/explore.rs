@@ -1,11 +1,11 @@
 //! The explorer in the browser: every order × boundary × crash step × consumer, each with restart and
 //! recovery, run in small chunks so the page never freezes; a matrix of the results whose cells open the run.
 
-use crate::explorer::{self, Outcome, Plan};
-use crate::protocol::{Boundary, Ordering};
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Action;
 use crate::ui::{now_ms, yield_then, Ctx};
+use outbox_core::explorer::{self, Outcome, Plan};
+use outbox_core::protocol::{Boundary, Ordering};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -1,11 +1,11 @@
 //! The scenario library: the article's twelve experiments, checked in this browser after the first render,
 //! each one click from the player; the loaded one shows the article's expected result beside the live one.
 
-use crate::experiments;
 use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::run_soon;
 use crate::ui::state::Action;
 use crate::ui::Ctx;
+use outbox_core::experiments;
 use yew::prelude::*;
 
 #[derive(Clone, PartialEq)]

@@ -1,11 +1,11 @@
 //! What happened and why: the status bar (latest result, invariant badge, crash banner), the event log with a
 //! one-line reason per step, and the SQL each database ran in the latest action.
 
-use crate::protocol::Role;
-use crate::trace::{Step, StepReport};
 use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::state::Notice;
 use crate::ui::Ctx;
+use outbox_core::protocol::Role;
+use outbox_core::trace::{Step, StepReport};
 use yew::prelude::*;
 
 /// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema`.
@@ -63,7 +63,9 @@ pub fn describe(step: &Step) -> String {
         Step::Relay { event_id, .. } => {
             format!("relay {}", event_id.as_deref().unwrap_or("(next)"))
         }
-        Step::Receive { event, .. } => format!("receive {}", crate::protocol::short_json(event)),
+        Step::Receive { event, .. } => {
+            format!("receive {}", outbox_core::protocol::short_json(event))
+        }
         Step::Apply { flow, .. } => format!("apply {flow}"),
         Step::ProcessAll { .. } => "process_all".into(),
         Step::SetSupportV2 { on } => format!("set_support_v2 {on}"),
@@ -198,7 +200,7 @@ pub fn SqlPanel() -> Html {
 
 /// Indices of statements that ran inside a transaction the process never committed: from its
 /// `BEGIN IMMEDIATE` to the exit, in the database that was writing.
-pub fn rolled_back_lines(lines: &[crate::protocol::SqlLine]) -> Vec<usize> {
+pub fn rolled_back_lines(lines: &[outbox_core::protocol::SqlLine]) -> Vec<usize> {
     let mut open: [Option<usize>; 2] = [None, None];
     let mut out = Vec::new();
     let slot = |db: Role| usize::from(db == Role::Consumer);

@@ -19,7 +19,7 @@ pub struct Props {
     pub embed: bool,
     /// The session a link carried, replayed once the page is up.
     #[prop_or_default]
-    pub link_trace: Option<Rc<crate::trace::Trace>>,
+    pub link_trace: Option<Rc<outbox_core::trace::Trace>>,
 }
 
 #[component]

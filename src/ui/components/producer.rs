@@ -48,7 +48,7 @@ pub fn ProducerColumn() -> Html {
                 { for model.flows.iter().map(|flow| {
                     let next = model.next_transition(flow);
                     let label = match &next {
-                        Some(crate::trace::Step::Advance { event_id, kind, .. }) => format!("{} ({event_id} {kind})", tf(lang, "btn.advance", &[flow])),
+                        Some(outbox_core::trace::Step::Advance { event_id, kind, .. }) => format!("{} ({event_id} {kind})", tf(lang, "btn.advance", &[flow])),
                         _ => tf(lang, "btn.advance.done", &[flow]),
                     };
                     let onclick = {

@@ -1,11 +1,11 @@
 //! Share and import: "Copy link" puts the current trace in the URL fragment; a trace comes back in by file or
 //! paste. Anything malformed gets a message that names what is wrong and leaves the session untouched.
 
-use crate::share;
-use crate::trace;
 use crate::ui::i18n::t;
 use crate::ui::state::Action;
 use crate::ui::Ctx;
+use outbox_core::share;
+use outbox_core::trace;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};

@@ -4,8 +4,8 @@
 //! caught breaking it. A failure prints the trace that reproduces it (`experiments replay FILE`).
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_playground::protocol::{invariant, Boundary, Ordering};
-use outbox_playground::trace::{ConsumerSetup, Session, Step, Trace};
+use outbox_core::protocol::{invariant, Boundary, Ordering};
+use outbox_core::trace::{ConsumerSetup, Session, Step, Trace};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -103,7 +103,7 @@ fn first_violation(ordering: Ordering, steps: &[Step]) -> Option<(usize, Vec<Str
         support_v2: false,
     })
     .expect("databases open");
-    let rows = |c: &outbox_playground::protocol::system::ConsumerTables| {
+    let rows = |c: &outbox_core::protocol::system::ConsumerTables| {
         (c.inbox.clone(), c.projection.clone(), c.effect.clone())
     };
     let mut before = rows(&session.snapshot().expect("snapshot").consumer);

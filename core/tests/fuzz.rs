@@ -6,7 +6,7 @@
 //! `FUZZ_INPUTS=1000000 cargo test --profile bench-native --test fuzz -- --nocapture`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_playground::{experiments, share, trace};
+use outbox_core::{experiments, share, trace};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 

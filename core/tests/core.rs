@@ -2,9 +2,9 @@
 //! what the result document shows. The same tests run natively (`cargo test`) and in headless Chromium on the
 //! SQLite-in-wasm build (`wasm-pack`-free: `cargo test --target wasm32-unknown-unknown`, see README).
 
-use outbox_playground::experiments;
-use outbox_playground::protocol::{invariant, Boundary, Ordering};
-use outbox_playground::trace::{self, ConsumerSetup, ResultDoc, Session, Step};
+use outbox_core::experiments;
+use outbox_core::protocol::{invariant, Boundary, Ordering};
+use outbox_core::trace::{self, ConsumerSetup, ResultDoc, Session, Step};
 use serde_json::{json, Value};
 
 #[cfg(target_arch = "wasm32")]
@@ -368,7 +368,7 @@ both! {
 
     fn injected_faults_roll_back_whole_and_report_the_sql_error() {
         let mut session = Session::new(strict()).unwrap();
-        use outbox_playground::protocol::FaultTarget;
+        use outbox_core::protocol::FaultTarget;
         session.step(&Step::InjectFault { target: FaultTarget::OutboxInsert });
         let r = session.step(&advance("A", 1));
         assert_eq!(r.result, "sql_error");
@@ -483,7 +483,7 @@ both! {
     // configuration, the dedupe-only control breaks the invariant with its three-step history, and the
     // effect outside the transaction leaves an effect without its apply at apply.after_effect.
     fn the_checker_searches_every_history_in_this_build() {
-        use outbox_playground::checker::{Config, Property, Search, Verdict};
+        use outbox_core::checker::{Config, Property, Search, Verdict};
         let small = Config { flows: 1, events: 2, resends: 1, crashes: 1, ..Config::default() };
         let mut search = Search::new(small.clone()).unwrap();
         while !search.run(50).unwrap() {}

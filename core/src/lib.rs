@@ -1,0 +1,20 @@
+//! The ordered outbox / inbox protocol on two real SQLite databases, a trace engine that replays any session,
+//! the article's twelve experiments, the explorer, the checker, share links and the playground's façade —
+//! natively and in the browser.
+//!
+//! **Architecture invariant** (enforced by the compiler): this crate depends on no browser crate (no Yew,
+//! web-sys or js-sys of its own; on wasm32 SQLite's port reaches js-sys for its memory file system). The page
+//! (`outbox-playground`) calls it, never the reverse.
+
+pub mod checker;
+pub mod deflate;
+pub mod experiments;
+pub mod explorer;
+pub mod protocol;
+#[cfg(unix)]
+pub mod real;
+pub mod share;
+pub mod trace;
+
+#[cfg(target_arch = "wasm32")]
+mod libc_stubs;
