@@ -1,7 +1,7 @@
 //! The two string catalogs: the same keys, no empty string, a real translation, and every key the UI asks for.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_core::protocol::Boundary;
+use outbox_core::protocol::{Boundary, CrashMark, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -66,28 +66,16 @@ fn every_key_the_ui_asks_for_exists() {
             .iter()
             .map(|b| format!("boundary.{}", b.name())),
     );
-    for word in [
-        "committed",
-        "existing",
-        "conflict",
-        "stale",
-        "invalid_transition",
-        "accepted",
-        "duplicate",
-        "id_conflict",
-        "sequence_conflict",
-        "rejected",
-        "idle",
-        "applied",
-        "gap",
-        "done",
-        "limit",
-        "ok",
-        "crashed",
-        "sql_error",
-    ] {
-        used.insert(format!("result.{word}"));
-    }
+    // Every result the engine can report, from the typed vocabulary (the log's reason is `result.<word>`, one
+    // for every block reason). `busy` is left out: only real processes sharing files answer it, never the page's
+    // in-memory databases.
+    used.extend(
+        Outcome::all()
+            .into_iter()
+            .filter(|o| *o != Outcome::Busy)
+            .map(|o| format!("result.{}", o.head())),
+    );
+    used.extend(CrashMark::ALL.map(|m| format!("result.{m}")));
     // The consumer select offers every consumer by its name.
     used.extend(
         outbox_core::protocol::Ordering::ALL

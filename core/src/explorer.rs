@@ -2,12 +2,11 @@
 //! each run followed by restart and recovery. Plain Rust, so the browser runs it in chunks and the native
 //! benchmark runs the very same work.
 
-use crate::protocol::{Boundary, Ordering};
+use crate::protocol::{self, Boundary, Ordering, KINDS};
 use crate::trace::{ConsumerSetup, Session, Step, Trace};
 
 /// The three events of flow A, in the order the producer commits them.
 pub const EVENTS: [&str; 3] = ["A1", "A2", "A3"];
-const KINDS: [&str; 3] = ["reserved", "confirmed", "released"];
 
 /// An arrival order: the event ids as the consumer receives them (a repeated id is a resend).
 pub type Order = Vec<&'static str>;
@@ -133,27 +132,59 @@ pub fn reachable(
 
 /// Every run of the explorer, grouped in the matrix's order (consumer, order, boundary, step).
 pub fn plans(orderings: &[Ordering], extended: bool) -> Result<Vec<Plan>, String> {
-    let mut out = Vec::new();
-    // One pair of databases for every clean run, emptied between them, as the Runner does.
-    let mut session = Session::new(ConsumerSetup::default())?;
-    for &ordering in orderings {
-        for order in orders(extended) {
-            let reach = reachable(&mut session, ordering, &order)?;
-            for boundary in Boundary::ALL {
-                for (crash_step, passed) in reach.iter().enumerate() {
-                    if passed.contains(&boundary) {
-                        out.push(Plan {
-                            ordering,
-                            order: order.clone(),
-                            boundary,
-                            crash_step,
-                        });
-                    }
+    let mut planner = Planner::new(orderings, extended);
+    while !planner.step_once()? {}
+    Ok(planner.plans)
+}
+
+/// Builds the plans one (consumer, order) at a time: each needs a clean run to learn where a crash can fire,
+/// so the page builds them in slices like everything long.
+pub struct Planner {
+    /// The pairs still to learn, last first.
+    todo: Vec<(Ordering, Order)>,
+    /// One pair of databases for every clean run, emptied between them, as the [`Runner`] does.
+    session: Option<Session>,
+    pub plans: Vec<Plan>,
+}
+
+impl Planner {
+    pub fn new(orderings: &[Ordering], extended: bool) -> Planner {
+        let mut todo: Vec<(Ordering, Order)> = orderings
+            .iter()
+            .flat_map(|&ordering| orders(extended).into_iter().map(move |o| (ordering, o)))
+            .collect();
+        todo.reverse();
+        Planner {
+            todo,
+            session: None,
+            plans: Vec::new(),
+        }
+    }
+
+    /// Learns one (consumer, order); `Ok(true)` once every plan is built.
+    pub fn step_once(&mut self) -> Result<bool, String> {
+        let Some((ordering, order)) = self.todo.pop() else {
+            return Ok(true);
+        };
+        let session = match &mut self.session {
+            Some(session) => session,
+            None => self.session.insert(Session::new(ConsumerSetup::default())?),
+        };
+        let reach = reachable(session, ordering, &order)?;
+        for boundary in Boundary::ALL {
+            for (crash_step, passed) in reach.iter().enumerate() {
+                if passed.contains(&boundary) {
+                    self.plans.push(Plan {
+                        ordering,
+                        order: order.clone(),
+                        boundary,
+                        crash_step,
+                    });
                 }
             }
         }
+        Ok(self.todo.is_empty())
     }
-    Ok(out)
 }
 
 /// What one run ended with.
@@ -194,7 +225,7 @@ impl Runner {
         let mut crashed = false;
         for step in &trace.steps {
             let report = session.step(step);
-            crashed |= report.result == "crashed";
+            crashed |= report.result == protocol::Outcome::Crashed;
             // The invariant reads only the consumer's tables: after a producer step they are as last checked.
             if problem.is_none() && step.may_change_consumer_rows() {
                 match session.check_invariant() {
@@ -207,18 +238,19 @@ impl Runner {
             Ok(s) => s,
             Err(e) => return failed(e),
         };
-        let final_state = snap
+        let end = snap
             .consumer
             .projection
             .iter()
             .find(|p| p.flow_id == "A")
-            .map(|p| format!("{}/{}/{}", p.state, p.last_seq, p.held))
-            .unwrap_or_else(|| "new/0/0".into());
+            .map(|p| (p.state.as_str(), p.last_seq, p.held))
+            .unwrap_or(("new", 0, 0));
+        let final_state = format!("{}/{}/{}", end.0, end.1, end.2);
         let effects = snap.consumer.effect.len();
         if problem.is_none() && !crashed {
             problem = Some(format!("{} never fired", plan.boundary));
         }
-        if problem.is_none() && final_state != "released/3/0" {
+        if problem.is_none() && end != (KINDS[2], KINDS.len() as i64, 0) {
             problem = Some(format!("recovery ended at {final_state}"));
         }
         if problem.is_none() && effects != 3 {

@@ -6,10 +6,15 @@
 //! web-sys or js-sys of its own; on wasm32 SQLite's port reaches js-sys for its memory file system). The page
 //! (`outbox-playground`) calls it, never the reverse.
 
+#[macro_use]
+pub mod words;
+
 pub mod checker;
 pub mod deflate;
 pub mod experiments;
 pub mod explorer;
+pub mod json;
+pub mod playground;
 pub mod protocol;
 #[cfg(unix)]
 pub mod real;

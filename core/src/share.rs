@@ -10,13 +10,10 @@ pub const MAX_ENCODED_CHARS: usize = 2 * 1024 * 1024;
 
 /// The fragment (without `#`) that carries `trace`, packed by [`crate::deflate`] (natively and in the page alike:
 /// synchronous, so the page has the link inside the click that copies it).
-pub fn encode(trace: &Trace) -> String {
-    encode_packed(&crate::deflate::compress(to_json(trace).as_bytes()))
-}
-
-/// The compact JSON a link packs.
-pub fn to_json(trace: &Trace) -> String {
-    serde_json::to_string(trace).unwrap_or_default()
+pub fn encode(trace: &Trace) -> Result<String, String> {
+    Ok(encode_packed(&crate::deflate::compress(
+        trace.to_json()?.as_bytes(),
+    )))
 }
 
 /// The fragment for a trace already packed with raw DEFLATE.
@@ -128,7 +125,7 @@ mod tests {
     fn a_share_link_round_trips_every_experiment() {
         for e in crate::experiments::ALL {
             let t = trace::parse(e.text).unwrap();
-            let back = decode(&format!("#{}", encode(&t))).unwrap();
+            let back = decode(&format!("#{}", encode(&t).unwrap())).unwrap();
             assert_eq!(back.steps, t.steps, "{}", e.file);
         }
     }

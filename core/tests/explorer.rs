@@ -2,7 +2,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::explorer::{self, orders, plans};
-use outbox_core::protocol::{Boundary, Ordering};
+use outbox_core::protocol::{Boundary, Ordering, Outcome};
 
 #[test]
 fn orders_are_the_six_permutations_or_the_thirty_six_with_a_resend() {
@@ -56,10 +56,10 @@ fn dedupe_only_fails_with_a_violation_where_arrival_is_out_of_order() {
 #[test]
 fn a_plan_is_a_replayable_trace() {
     let plan = plans(&[Ordering::Strict], false).unwrap().remove(0);
-    let text = plan.trace().to_json_pretty();
+    let text = plan.trace().to_json_pretty().unwrap();
     let doc = outbox_core::trace::replay_text(&text).unwrap();
     assert!(doc.invariant.holds);
-    assert!(doc.steps.iter().any(|s| s.result == "crashed"));
+    assert!(doc.steps.iter().any(|s| s.result == Outcome::Crashed));
 }
 
 #[test]

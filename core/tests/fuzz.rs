@@ -158,7 +158,11 @@ fn structured_trace(rng: &mut Rng) -> String {
     let steps: Vec<String> = (0..n)
         .map(|_| {
             // Every op a trace may name, and one it may not.
-            let ops: Vec<&str> = trace::OPS.iter().copied().chain(["bogus"]).collect();
+            let ops: Vec<&str> = trace::Op::ALL
+                .iter()
+                .map(|o| o.name())
+                .chain(["bogus"])
+                .collect();
             let mut fields = vec![format!("\"op\":\"{}\"", rng.pick(&ops))];
             for _ in 0..rng.below(7) {
                 fields.push(format!("\"{}\":{}", rng.pick(KEYS), json_value(rng, 1)));

@@ -4,7 +4,7 @@
 //! caught breaking it. A failure prints the trace that reproduces it (`experiments replay FILE`).
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_core::protocol::{invariant, Boundary, Ordering};
+use outbox_core::protocol::{invariant, Boundary, Ordering, Outcome};
 use outbox_core::trace::{ConsumerSetup, Session, Step, Trace};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -110,7 +110,8 @@ fn first_violation(ordering: Ordering, steps: &[Step]) -> Option<(usize, Vec<Str
     for (i, s) in steps.iter().enumerate() {
         let report = session.step(s);
         assert_ne!(
-            report.result, "sql_error",
+            report.result,
+            Outcome::SqlError,
             "no SQL error without an injected fault: {:?}",
             report.message
         );
@@ -142,6 +143,7 @@ fn reproducer(ordering: Ordering, steps: &[Step]) -> String {
         steps.to_vec(),
     )
     .to_json_pretty()
+    .unwrap()
 }
 
 proptest! {

@@ -13,7 +13,7 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use outbox_core::explorer;
-    use outbox_core::protocol::Ordering;
+    use outbox_core::protocol::{Ordering, Outcome};
     use outbox_core::trace::{ConsumerSetup, Session, Step};
     use rusqlite::{Connection, OpenFlags};
     use std::time::Instant;
@@ -53,11 +53,14 @@ mod native {
             .map(|i| Step::advance(&format!("F{i}"), &format!("F{i}.1"), 0, "reserved", 1))
             .collect();
         let t0 = Instant::now();
+        let mut committed = 0;
         for s in &steps {
-            let r = session.step(s);
-            debug_assert_eq!(r.result, "committed");
+            committed += usize::from(session.step(s).result == Outcome::COMMITTED);
         }
-        t0.elapsed().as_secs_f64() * 1e6 / TXNS as f64
+        let us = t0.elapsed().as_secs_f64() * 1e6 / TXNS as f64;
+        // Checked in the release build the benchmark runs in: a figure for failed writes would be meaningless.
+        assert_eq!(committed, TXNS, "every advance commits");
+        us
     }
 
     /// The same row writes with nothing around them: BEGIN IMMEDIATE, two cached INSERTs, COMMIT.

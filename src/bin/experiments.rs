@@ -136,11 +136,17 @@ fn replay(path: &str) -> ExitCode {
         return ExitCode::from(2);
     };
     match trace::replay_text(&text) {
-        Ok(result) => {
-            let mut out = std::io::stdout().lock();
-            say!(out, "{}", result.to_json_pretty());
-            ExitCode::SUCCESS
-        }
+        Ok(result) => match result.to_json_pretty() {
+            Ok(json) => {
+                let mut out = std::io::stdout().lock();
+                say!(out, "{json}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("experiments replay: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Err(e) => {
             eprintln!("invalid trace: {e}");
             ExitCode::from(2)

@@ -8,6 +8,7 @@ pub mod state;
 
 use components::playground::Playground;
 use i18n::Lang;
+use outbox_core::playground::Command;
 use state::Model;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -211,10 +212,11 @@ const CHUNKED_STEPS: usize = 200;
 /// Replaces the session with `trace`: at once when short, else a slice of about 12 ms at a time so the page
 /// keeps responding, showing "Replaying step i of n".
 pub fn load_trace(handle: Ctx, trace: outbox_core::trace::Trace) {
+    use state::Replay;
     // A newer load (or a reset) supersedes one still replaying: it stops at its next slice.
     let generation = cancel_loads();
     if trace.steps.len() <= CHUNKED_STEPS {
-        handle.dispatch(state::Action::Load(Box::new(trace)));
+        handle.dispatch(state::Action::Do(Command::Load(Box::new(trace))));
         return;
     }
     match handle.loader(trace) {
@@ -235,7 +237,7 @@ pub fn seek(handle: Ctx, n: usize) {
     let n = n.min(model.entries.len());
     let replay = if n >= model.pos { n - model.pos } else { n };
     if replay <= CHUNKED_STEPS {
-        handle.dispatch(state::Action::Seek(n));
+        handle.dispatch(state::Action::Do(Command::Seek(n)));
         return;
     }
     let generation = cancel_loads();

@@ -15,6 +15,7 @@ pub use report::{Finding, Outcome};
 pub use search::{Counterexample, Counts, Search, Verdict};
 
 use crate::protocol::{Ordering, WriteMode};
+use crate::trace::StepReport;
 
 /// One sentence saying why a counterexample's history is wrong: the step that broke the property, what it left
 /// in the tables, and what the protocol does instead.
@@ -24,10 +25,7 @@ pub fn why(config: &Config, c: &Counterexample) -> String {
     let result = c
         .reports
         .last()
-        .map(|r| match r.boundary {
-            Some(b) => format!("{} at {}", r.result, b.name()),
-            None => r.result.clone(),
-        })
+        .map(StepReport::summary)
         .unwrap_or_default();
     let instead = if c.violation.property == properties::Property::NoLoss
         && config.producer == WriteMode::UnsafeDualWrite
@@ -62,11 +60,10 @@ pub fn why(config: &Config, c: &Counterexample) -> String {
 pub fn describe(step: &crate::trace::Step) -> String {
     use crate::trace::Step;
     let base = match step {
-        Step::Advance { event_id, .. } => format!("advance {event_id}"),
-        Step::UnsafeDualWrite { event_id, .. } => format!("unsafe_dual_write {event_id}"),
+        Step::Advance(w) | Step::UnsafeDualWrite(w) => format!("{} {}", step.op(), w.event_id),
         Step::Relay { event_id, .. } => format!("relay {}", event_id.as_deref().unwrap_or("")),
         Step::Apply { flow, .. } => format!("apply {flow}"),
-        other => other.op().to_owned(),
+        other => other.op().name().to_owned(),
     };
     match step.crash_at() {
         Some(b) => format!("{base}, crash_at {}", b.name()),

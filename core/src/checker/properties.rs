@@ -4,32 +4,12 @@ use super::config::{Config, Ev, FLOW_IDS};
 use super::state::{State, INBOX_STATES, STATES};
 use crate::protocol::next_kind;
 
-/// Which property a state breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Property {
-    ConsumerInvariant,
-    NoLoss,
-    Completion,
-}
-
-impl Property {
-    pub const ALL: [Property; 3] = [
-        Property::ConsumerInvariant,
-        Property::NoLoss,
-        Property::Completion,
-    ];
-
-    /// The CHECKER.md name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Property::ConsumerInvariant => "consumer_invariant",
-            Property::NoLoss => "no_loss",
-            Property::Completion => "completion",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Property> {
-        Property::ALL.into_iter().find(|p| p.name() == name)
+words! {
+    /// Which property a state breaks.
+    pub enum Property {
+        ConsumerInvariant = "consumer_invariant",
+        NoLoss = "no_loss",
+        Completion = "completion",
     }
 }
 

@@ -2,7 +2,7 @@
 //! the page's worker posts it, so the CLI and the page show the same counts and verdicts from the same words.
 
 use super::{why, Config, Counts, Property, Search, Verdict};
-use crate::trace::Trace;
+use crate::trace::{StepReport, Trace};
 use serde_json::{json, Value};
 
 pub const FORMAT: &str = "outbox-playground-check/1";
@@ -91,14 +91,7 @@ impl Outcome {
                 property: c.violation.property,
                 why: why(config, c),
                 trace: c.trace.clone(),
-                results: c
-                    .reports
-                    .iter()
-                    .map(|r| match r.boundary {
-                        Some(b) => format!("{} at {}", r.result, b.name()),
-                        None => r.result.clone(),
-                    })
-                    .collect(),
+                results: c.reports.iter().map(StepReport::summary).collect(),
             },
         });
         Outcome {

@@ -501,7 +501,7 @@ impl Search {
                 // (No dump of the two states: their Debug code would ride along into the page's module.)
                 "the counterexample does not replay to the state that broke {} (a bug in the checker); its trace: {}",
                 violation.property.name(),
-                crate::share::to_json(&trace)
+                trace.to_json()?
             ));
         }
         self.verdict = Some(Verdict::Violated(Box::new(Counterexample {

@@ -2,7 +2,7 @@
 //! `last_seq + 1` (§5), blocking on what it cannot take (§6). Also the article's wrong control, dedupe-only.
 
 use super::db::{Db, Stop, P};
-use super::types::{
+use super::{
     held_after, next_kind, payload_fits_schema, ApplyResult, BlockReason, Boundary, Event,
     Ordering, ReceiveResult,
 };
@@ -27,9 +27,9 @@ pub fn receive(db: &mut Db, event: &Event, config: ConsumerConfig) -> Result<Rec
         )?;
         if let Some(held) = held {
             return Ok(if held == body {
-                ReceiveResult::Duplicate
+                ReceiveResult::DUPLICATE
             } else {
-                ReceiveResult::IdConflict
+                ReceiveResult::ID_CONFLICT
             });
         }
         let taken = db.query_opt(
@@ -38,7 +38,7 @@ pub fn receive(db: &mut Db, event: &Event, config: ConsumerConfig) -> Result<Rec
             |r| r.get::<_, String>(0),
         )?;
         if taken.is_some() {
-            return Ok(ReceiveResult::SequenceConflict);
+            return Ok(ReceiveResult::SEQUENCE_CONFLICT);
         }
         let state = if config.ordering == Ordering::DedupeOnly {
             "applied"
@@ -62,9 +62,9 @@ pub fn receive(db: &mut Db, event: &Event, config: ConsumerConfig) -> Result<Rec
             write_projection(db, &event.flow_id, event.seq, &event.kind, held)?;
             write_effect(db, event, held)?;
         }
-        Ok(ReceiveResult::Accepted)
+        Ok(ReceiveResult::ACCEPTED)
     })?;
-    if result == ReceiveResult::Accepted {
+    if result == ReceiveResult::ACCEPTED {
         db.pass(Boundary::ReceiveAfterCommit)?;
     }
     Ok(result)

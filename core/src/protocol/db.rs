@@ -4,7 +4,7 @@
 //! own connection to the same `file:/name?vfs=memdb` database. Dropping a process connection mid-transaction is
 //! exactly a process exit: SQLite rolls the open transaction back and the disk keeps only what was committed.
 
-use super::types::Boundary;
+use super::Boundary;
 use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OpenFlags, Row};
 use std::cell::RefCell;
@@ -15,20 +15,11 @@ use std::time::Duration;
 /// The SQL log both databases of a process write to, so the panel shows statements in the order they ran.
 pub type SqlLog = Rc<RefCell<Vec<SqlLine>>>;
 
-/// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Producer,
-    Consumer,
-}
-
-impl Role {
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Producer => "producer",
-            Role::Consumer => "consumer",
-        }
+words! {
+    /// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
+    pub enum Role {
+        Producer = "producer",
+        Consumer = "consumer",
     }
 }
 

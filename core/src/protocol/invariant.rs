@@ -3,7 +3,7 @@
 //! projection agrees with the last effect.
 
 use super::system::Snapshot;
-use super::types::{held_after, next_kind};
+use super::{held_after, next_kind};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,6 +7,7 @@ pub mod consumer;
 pub mod db;
 pub mod invariant;
 pub mod producer;
+pub mod results;
 pub mod system;
 pub mod types;
 
@@ -14,5 +15,6 @@ pub use consumer::ConsumerConfig;
 pub use db::{Role, SqlLine, Stop};
 pub use invariant::Invariant;
 pub use producer::{Transition, WriteMode};
+pub use results::*;
 pub use system::{FaultTarget, Snapshot, System};
 pub use types::*;

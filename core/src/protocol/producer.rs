@@ -2,7 +2,7 @@
 //! write is kept beside it as the article's contrast.
 
 use super::db::{Db, Stop, P};
-use super::types::{next_kind, payload_fits_schema, AdvanceResult, Boundary, Event, AMOUNT};
+use super::{next_kind, payload_fits_schema, AdvanceResult, Boundary, Event, AMOUNT};
 
 /// A requested transition: the event the producer would commit, with the seq it believes the flow is at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,26 +12,11 @@ pub struct Transition {
     pub event: Event,
 }
 
-/// How the producer writes: the protocol, or the article's wrong way (§2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WriteMode {
-    Atomic,
-    UnsafeDualWrite,
-}
-
-impl WriteMode {
-    pub const ALL: [WriteMode; 2] = [WriteMode::Atomic, WriteMode::UnsafeDualWrite];
-
-    /// The CHECKER.md name: `atomic` or `unsafe_dual_write`.
-    pub fn name(self) -> &'static str {
-        match self {
-            WriteMode::Atomic => "atomic",
-            WriteMode::UnsafeDualWrite => "unsafe_dual_write",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<WriteMode> {
-        WriteMode::ALL.into_iter().find(|m| m.name() == name)
+words! {
+    /// How the producer writes: the protocol, or the article's wrong way (§2).
+    pub enum WriteMode {
+        Atomic = "atomic",
+        UnsafeDualWrite = "unsafe_dual_write",
     }
 }
 

@@ -6,7 +6,7 @@ use super::db::{
     self, Db, ExitHook, Role, SqlLine, SqlLog, Stop, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA,
 };
 use super::producer::{self, Transition, WriteMode};
-use super::types::{AdvanceResult, ApplyResult, Boundary, Event, ReceiveResult};
+use super::{AdvanceResult, ApplyResult, Boundary, Event, FlowStop, ReceiveResult};
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -15,20 +15,11 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 static NEXT_SYSTEM: AtomicU64 = AtomicU64::new(1);
 
-/// A rejecting trigger of experiment 10 (§8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultTarget {
-    OutboxInsert,
-    EffectInsert,
-}
-
-impl FaultTarget {
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultTarget::OutboxInsert => "outbox_insert",
-            FaultTarget::EffectInsert => "effect_insert",
-        }
+words! {
+    /// A rejecting trigger of experiment 10 (§8).
+    pub enum FaultTarget {
+        OutboxInsert = "outbox_insert",
+        EffectInsert = "effect_insert",
     }
 }
 
@@ -44,7 +35,7 @@ pub struct ProcessAll {
     /// `false` when the step limit stopped it (`limit`).
     pub done: bool,
     /// Each visited flow's stop reason (`idle`, `gap`, `blocked:…`, `limit`).
-    pub flows: BTreeMap<String, String>,
+    pub flows: BTreeMap<String, FlowStop>,
     /// How many events were applied.
     pub applied: usize,
 }
@@ -261,7 +252,7 @@ impl System {
             ))
         })?;
         let result = consumer::receive(&mut self.process.consumer, &event, self.config)?;
-        if matches!(result, ReceiveResult::Accepted | ReceiveResult::Duplicate) && !row.accepted {
+        if matches!(result, ReceiveResult::ACCEPTED | ReceiveResult::DUPLICATE) && !row.accepted {
             producer::mark_accepted(&mut self.process.producer, &row.event_id)?;
         }
         Ok(Some((row.event_id, result)))
@@ -293,14 +284,14 @@ impl System {
             loop {
                 if attempts >= limit {
                     out.done = false;
-                    out.flows.insert(flow, "limit".into());
+                    out.flows.insert(flow, FlowStop::Limit);
                     break 'flows;
                 }
                 attempts += 1;
                 match self.apply(&flow)? {
                     ApplyResult::Applied => out.applied += 1,
                     stop => {
-                        out.flows.insert(flow, stop.word());
+                        out.flows.insert(flow, stop.into());
                         break;
                     }
                 }

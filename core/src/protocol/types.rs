@@ -1,82 +1,11 @@
-//! The protocol's vocabulary as types: boundaries, kinds, result words and the event envelope with its bounds.
+//! The event envelope of §3 with its bounds, and the business kinds of §1. The result words are in
+//! [`super::results`].
 
-use serde::Serialize;
+use crate::json::{json_type, short_json, Fields};
 use serde_json::{Map, Value};
-use std::fmt;
 
 /// The amount every flow holds (§1: "数量固定为 3").
 pub const AMOUNT: i64 = 3;
-
-/// The ten commit boundaries of §8, in the order a three-step delivery crosses them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Boundary {
-    #[serde(rename = "producer.after_state")]
-    ProducerAfterState,
-    #[serde(rename = "producer.after_outbox")]
-    ProducerAfterOutbox,
-    #[serde(rename = "producer.after_commit")]
-    ProducerAfterCommit,
-    #[serde(rename = "receive.after_insert")]
-    ReceiveAfterInsert,
-    #[serde(rename = "receive.after_commit")]
-    ReceiveAfterCommit,
-    #[serde(rename = "relay.after_mark")]
-    RelayAfterMark,
-    #[serde(rename = "relay.after_mark_commit")]
-    RelayAfterMarkCommit,
-    #[serde(rename = "apply.after_projection")]
-    ApplyAfterProjection,
-    #[serde(rename = "apply.after_effect")]
-    ApplyAfterEffect,
-    #[serde(rename = "apply.after_commit")]
-    ApplyAfterCommit,
-}
-
-impl Boundary {
-    pub const ALL: [Boundary; 10] = [
-        Boundary::ProducerAfterState,
-        Boundary::ProducerAfterOutbox,
-        Boundary::ProducerAfterCommit,
-        Boundary::ReceiveAfterInsert,
-        Boundary::ReceiveAfterCommit,
-        Boundary::RelayAfterMark,
-        Boundary::RelayAfterMarkCommit,
-        Boundary::ApplyAfterProjection,
-        Boundary::ApplyAfterEffect,
-        Boundary::ApplyAfterCommit,
-    ];
-
-    /// The TRACE.md name, e.g. `receive.after_commit`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Boundary::ProducerAfterState => "producer.after_state",
-            Boundary::ProducerAfterOutbox => "producer.after_outbox",
-            Boundary::ProducerAfterCommit => "producer.after_commit",
-            Boundary::ReceiveAfterInsert => "receive.after_insert",
-            Boundary::ReceiveAfterCommit => "receive.after_commit",
-            Boundary::RelayAfterMark => "relay.after_mark",
-            Boundary::RelayAfterMarkCommit => "relay.after_mark_commit",
-            Boundary::ApplyAfterProjection => "apply.after_projection",
-            Boundary::ApplyAfterEffect => "apply.after_effect",
-            Boundary::ApplyAfterCommit => "apply.after_commit",
-        }
-    }
-
-    /// The boundary's number in the article's table (§8), 1 to 10.
-    pub fn number(self) -> usize {
-        Boundary::ALL.iter().position(|b| *b == self).unwrap_or(0) + 1
-    }
-
-    pub fn from_name(name: &str) -> Option<Boundary> {
-        Boundary::ALL.into_iter().find(|b| b.name() == name)
-    }
-}
-
-impl fmt::Display for Boundary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The business states of §1, in their only legal order.
 pub const KINDS: [&str; 3] = ["reserved", "confirmed", "released"];
@@ -108,131 +37,6 @@ pub fn payload_fits_schema(schema: i64, payload: &Map<String, Value>) -> bool {
         _ => return false,
     };
     payload.len() == 1 && payload.get(key).and_then(Value::as_i64) == Some(AMOUNT)
-}
-
-/// Which consumer runs: the protocol, or one of the article's wrong turns (CHECKER.md), each a real
-/// implementation on the same tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Ordering {
-    /// The protocol: apply exactly `last_seq + 1`, block on what it cannot take.
-    #[default]
-    Strict,
-    /// §5's wrong control: dedupe by id, overwrite in arrival order on receive.
-    DedupeOnly,
-    /// §5: "3 is greater than 0, so apply it" — the smallest pending seq above `last_seq`, no transition check.
-    GreaterThan,
-    /// §6: a blocked event goes to a dead-letter queue and the flow moves past it.
-    SkipBlocked,
-    /// §5: the effect is an outside call, written outside the apply transaction.
-    EffectOutsideTx,
-}
-
-impl Ordering {
-    pub const ALL: [Ordering; 5] = [
-        Ordering::Strict,
-        Ordering::DedupeOnly,
-        Ordering::GreaterThan,
-        Ordering::SkipBlocked,
-        Ordering::EffectOutsideTx,
-    ];
-
-    /// The TRACE.md / CHECKER.md name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Ordering::Strict => "strict",
-            Ordering::DedupeOnly => "dedupe_only",
-            Ordering::GreaterThan => "greater_than",
-            Ordering::SkipBlocked => "skip_blocked",
-            Ordering::EffectOutsideTx => "effect_outside_tx",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Ordering> {
-        Ordering::ALL.into_iter().find(|o| o.name() == name)
-    }
-}
-
-/// Why an apply stopped at an event it cannot take (§6). The event is never skipped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockReason {
-    UnsupportedSchema,
-    InvalidPayload,
-    InvalidTransition,
-}
-
-impl BlockReason {
-    pub fn name(self) -> &'static str {
-        match self {
-            BlockReason::UnsupportedSchema => "unsupported_schema",
-            BlockReason::InvalidPayload => "invalid_payload",
-            BlockReason::InvalidTransition => "invalid_transition",
-        }
-    }
-}
-
-/// Producer results (§4 / PROTOCOL.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AdvanceResult {
-    Committed,
-    Existing,
-    Conflict,
-    Stale,
-    InvalidTransition,
-}
-
-impl AdvanceResult {
-    pub fn word(self) -> &'static str {
-        match self {
-            AdvanceResult::Committed => "committed",
-            AdvanceResult::Existing => "existing",
-            AdvanceResult::Conflict => "conflict",
-            AdvanceResult::Stale => "stale",
-            AdvanceResult::InvalidTransition => "invalid_transition",
-        }
-    }
-}
-
-/// Consumer receive results (PROTOCOL.md §5), plus the transport's refusal of a malformed event.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReceiveResult {
-    Accepted,
-    Duplicate,
-    IdConflict,
-    SequenceConflict,
-    Rejected(String),
-}
-
-impl ReceiveResult {
-    pub fn word(&self) -> &'static str {
-        match self {
-            ReceiveResult::Accepted => "accepted",
-            ReceiveResult::Duplicate => "duplicate",
-            ReceiveResult::IdConflict => "id_conflict",
-            ReceiveResult::SequenceConflict => "sequence_conflict",
-            ReceiveResult::Rejected(_) => "rejected",
-        }
-    }
-}
-
-/// One apply attempt at `last_seq + 1` (PROTOCOL.md §7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ApplyResult {
-    Applied,
-    Gap,
-    Idle,
-    Blocked(BlockReason),
-}
-
-impl ApplyResult {
-    pub fn word(self) -> String {
-        match self {
-            ApplyResult::Applied => "applied".into(),
-            ApplyResult::Gap => "gap".into(),
-            ApplyResult::Idle => "idle".into(),
-            ApplyResult::Blocked(r) => format!("blocked:{}", r.name()),
-        }
-    }
 }
 
 /// The six fields of §3. Only ever built through [`Event::from_json`] or [`Event::new`], which enforce the bounds.
@@ -339,29 +143,6 @@ pub fn check_payload(payload: &Map<String, Value>) -> Result<(), String> {
     Ok(())
 }
 
-pub fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a bool",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a fractional number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// A JSON value shortened for an error message, so a hostile megabyte never lands in the page.
-pub fn short_json(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() > 40 {
-        let cut: String = text.chars().take(37).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
-}
-
 impl Event {
     /// Builds an event from trusted parts (the producer's own fields), still checking every bound.
     pub fn new(
@@ -391,55 +172,22 @@ impl Event {
     /// The transport envelope check (§3, §5): exactly the six fields, each within its bound.
     /// The message names the field that is wrong.
     pub fn from_json(value: &Value) -> Result<Event, String> {
-        let Value::Object(map) = value else {
-            return Err(format!(
-                "an event must be a JSON object, got {}",
-                json_type(value)
-            ));
-        };
         const FIELDS: [&str; 6] = ["event_id", "flow_id", "seq", "kind", "schema", "payload"];
-        if let Some(extra) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        let mut f = Fields::new(value.clone())
+            .map_err(|_| format!("an event must be a JSON object, got {}", json_type(value)))?;
+        if let Some(extra) = f.unknown(&FIELDS) {
             return Err(format!(
                 "unknown field {} (an event has exactly event_id, flow_id, seq, kind, schema, payload)",
-                short_json(&Value::String(extra.clone()))
+                short_json(&Value::String(extra.to_owned()))
             ));
         }
-        let string = |name: &str| -> Result<&str, String> {
-            match map.get(name) {
-                None => Err(format!("missing field `{name}`")),
-                Some(Value::String(s)) => Ok(s.as_str()),
-                Some(other) => Err(format!(
-                    "field `{name}` must be a string, got {}",
-                    json_type(other)
-                )),
-            }
-        };
-        let int = |name: &str| -> Result<i64, String> {
-            match map.get(name) {
-                None => Err(format!("missing field `{name}`")),
-                Some(Value::Number(n)) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
-                Some(other) => Err(format!(
-                    "field `{name}` must be an integer, got {}",
-                    short_json(other)
-                )),
-            }
-        };
-        let event_id = string("event_id")?;
-        let flow_id = string("flow_id")?;
-        let seq = int("seq")?;
-        let kind = string("kind")?;
-        let schema = int("schema")?;
-        let payload = match map.get("payload") {
-            None => return Err("missing field `payload`".into()),
-            Some(Value::Object(p)) => p.clone(),
-            Some(other) => {
-                return Err(format!(
-                    "field `payload` must be an object, got {}",
-                    json_type(other)
-                ))
-            }
-        };
-        Event::new(event_id, flow_id, seq, kind, schema, payload)
+        let event_id = f.string("event_id")?;
+        let flow_id = f.string("flow_id")?;
+        let seq = f.int("seq")?;
+        let kind = f.string("kind")?;
+        let schema = f.int("schema")?;
+        let payload = f.object("payload")?;
+        Event::new(&event_id, &flow_id, seq, &kind, schema, payload)
     }
 
     pub fn to_json(&self) -> Value {
@@ -499,6 +247,7 @@ fn push_json_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Boundary;
 
     #[test]
     fn canonical_body_matches_trace_md_example() {

@@ -5,7 +5,7 @@
 //! the files and compares what is visible with §8's table, then runs recovery in another fresh process and
 //! checks what the article promises after it: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
 
-use super::{create_files, read_files, worker, Error, Flags, Outcome, EXIT_CODE};
+use super::{create_files, read_files, worker, Error, Flags, Run, EXIT_CODE};
 use crate::protocol::{Boundary, Snapshot};
 use crate::trace::Step;
 use serde_json::Value;
@@ -154,7 +154,7 @@ impl Row {
     }
 }
 
-pub fn main(args: &[String]) -> Outcome {
+pub fn main(args: &[String]) -> Run {
     let dir = Flags::parse(args, &["dir"])?.fresh_dir()?;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(

@@ -46,7 +46,7 @@ impl From<std::io::Error> for Error {
     }
 }
 
-pub type Outcome = Result<bool, Error>;
+pub type Run = Result<bool, Error>;
 
 /// `--name value` pairs, each name once and known to the command; every value read with its range.
 pub struct Flags {

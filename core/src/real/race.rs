@@ -3,53 +3,32 @@
 //! they all share; the parent closes it, and all of them run their step at the same moment. SQLite's write
 //! lock (`BEGIN IMMEDIATE`) is all that orders them.
 
-use super::{create_files, read_files, worker, Error, Flags, Outcome};
+use super::{create_files, read_files, worker, Error, Flags, Run};
 use crate::protocol::invariant;
-use crate::protocol::{AdvanceResult, Event, ReceiveResult, Snapshot};
-use crate::trace::{Session, Step, BUSY};
+use crate::protocol::{AdvanceResult, Event, Outcome, Receipt, Snapshot};
+use crate::trace::{Session, Step};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::Stdio;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scenario {
-    /// Six produce the same event A1: one `committed`, five `existing`.
-    SameEvent,
-    /// Six produce six new ids, all at `expected_seq=0`: one `committed`, five `stale`.
-    NewIds,
-    /// Six receive the same event: one `accepted`, five `duplicate`, one inbox row.
-    Receive,
-    /// Six apply the same flow of three pending events: one effect per event, in order.
-    Apply,
-    /// Six relays of the same unaccepted row: one `accepted`, the rest `duplicate` or `idle`.
-    Relay,
+words! {
+    pub enum Scenario {
+        /// Six produce the same event A1: one `committed`, five `existing`.
+        SameEvent = "produce_same_event",
+        /// Six produce six new ids, all at `expected_seq=0`: one `committed`, five `stale`.
+        NewIds = "produce_new_ids",
+        /// Six receive the same event: one `accepted`, five `duplicate`, one inbox row.
+        Receive = "receive_same_event",
+        /// Six apply the same flow of three pending events: one effect per event, in order.
+        Apply = "apply_same_flow",
+        /// Six relays of the same unaccepted row: one `accepted`, the rest `duplicate` or `idle`.
+        Relay = "relay_same_row",
+    }
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 5] = [
-        Scenario::SameEvent,
-        Scenario::NewIds,
-        Scenario::Receive,
-        Scenario::Apply,
-        Scenario::Relay,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::SameEvent => "produce_same_event",
-            Scenario::NewIds => "produce_new_ids",
-            Scenario::Receive => "receive_same_event",
-            Scenario::Apply => "apply_same_flow",
-            Scenario::Relay => "relay_same_row",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Scenario> {
-        Scenario::ALL.into_iter().find(|s| s.name() == name)
-    }
-
     fn title(self) -> &'static str {
         match self {
             Scenario::SameEvent => "produce the same event A1",
@@ -91,25 +70,16 @@ impl Scenario {
     }
 
     /// The one result exactly one process must get (the others lose the race), and what the losers may get.
-    fn winner_and_losers(self) -> (&'static str, Vec<&'static str>) {
+    fn winner_and_losers(self) -> (Outcome, Vec<Outcome>) {
+        let existing = Outcome::Advanced(AdvanceResult::Existing);
+        let stale = Outcome::Advanced(AdvanceResult::Stale);
+        let duplicate = Outcome::Received(Receipt::Duplicate);
         match self {
-            Scenario::SameEvent => (
-                AdvanceResult::Committed.word(),
-                vec![AdvanceResult::Existing.word()],
-            ),
-            Scenario::NewIds => (
-                AdvanceResult::Committed.word(),
-                vec![AdvanceResult::Stale.word()],
-            ),
-            Scenario::Receive => (
-                ReceiveResult::Accepted.word(),
-                vec![ReceiveResult::Duplicate.word()],
-            ),
-            Scenario::Apply => ("done", vec![]),
-            Scenario::Relay => (
-                ReceiveResult::Accepted.word(),
-                vec![ReceiveResult::Duplicate.word(), "idle"],
-            ),
+            Scenario::SameEvent => (Outcome::COMMITTED, vec![existing]),
+            Scenario::NewIds => (Outcome::COMMITTED, vec![stale]),
+            Scenario::Receive => (Outcome::ACCEPTED, vec![duplicate]),
+            Scenario::Apply => (Outcome::ProcessAll { done: true }, vec![]),
+            Scenario::Relay => (Outcome::ACCEPTED, vec![duplicate, Outcome::IDLE]),
         }
     }
 
@@ -117,15 +87,16 @@ impl Scenario {
     fn check(self, results: &[Outcome1], snapshot: &Snapshot) -> Vec<String> {
         let mut problems = Vec::new();
         let (winner, losers) = self.winner_and_losers();
-        let count = |word: &str| results.iter().filter(|r| r.result == word).count();
+        let count = |o: Outcome| results.iter().filter(|r| r.result == Some(o)).count();
         // A process that gave up waiting wrote nothing in the transaction that waited, but may have committed
         // an earlier one (a relay's receive, a process_all's first applies): then only the records judge.
-        let busy = count(BUSY) > 0;
+        let busy = count(Outcome::Busy) > 0;
         for r in results {
-            if r.result != winner && !losers.contains(&r.result.as_str()) && r.result != BUSY {
+            let expected = |o: Outcome| o == winner || losers.contains(&o) || o == Outcome::Busy;
+            if !r.result.is_some_and(expected) {
                 problems.push(format!(
                     "a process answered `{}`{}",
-                    r.result,
+                    r.word,
                     r.message_suffix()
                 ));
             }
@@ -201,7 +172,9 @@ fn a1() -> Event {
 
 /// One process's answer in one round.
 struct Outcome1 {
-    result: String,
+    /// The answer as the worker wrote it, and as the outcome it names (`None`: not a result word).
+    word: String,
+    result: Option<Outcome>,
     applied: usize,
     message: Option<String>,
 }
@@ -216,15 +189,15 @@ impl Outcome1 {
 
     /// The word counted in the distribution (`process_all` also says how many events this process applied).
     fn label(&self) -> String {
-        if self.applied > 0 || self.result == "done" {
-            format!("{} (applied {})", self.result, self.applied)
+        if self.applied > 0 || self.result == Some(Outcome::ProcessAll { done: true }) {
+            format!("{} (applied {})", self.word, self.applied)
         } else {
-            self.result.clone()
+            self.word.clone()
         }
     }
 }
 
-pub fn main(args: &[String]) -> Outcome {
+pub fn main(args: &[String]) -> Run {
     let flags = Flags::parse(args, &["dir", "processes", "rounds"])?;
     let processes = flags.number("processes", 6, 2, 64)?;
     let rounds = flags.number("rounds", 10, 1, 10_000)?;
@@ -292,11 +265,7 @@ fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outco
             Session::open_files(super::strict(), dir, super::store()).map_err(Error::Run)?;
         for step in scenario.setup() {
             let report = session.step(&step);
-            let wanted = [
-                AdvanceResult::Committed.word(),
-                ReceiveResult::Accepted.word(),
-            ];
-            if !wanted.contains(&report.result.as_str()) {
+            if ![Outcome::COMMITTED, Outcome::ACCEPTED].contains(&report.result) {
                 return Err(Error::Run(format!(
                     "setting up {}: {} answered {}{}",
                     scenario.name(),
@@ -348,8 +317,10 @@ fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outco
         }
         let line: Value = serde_json::from_str(text.trim())
             .map_err(|e| Error::Run(format!("a race worker answered {text:?}: {e}")))?;
+        let word = line["result"].as_str().unwrap_or_default().to_owned();
         results.push(Outcome1 {
-            result: line["result"].as_str().unwrap_or_default().to_owned(),
+            result: Outcome::from_name(&word),
+            word,
             applied: line["applied"].as_u64().unwrap_or(0) as usize,
             message: line["message"].as_str().map(str::to_owned),
         });

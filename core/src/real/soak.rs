@@ -3,10 +3,10 @@
 //! random workers with SIGKILL at random moments and starts new ones. At the end, one fresh process recovers
 //! (resubmit, resend, process) and the parent checks the invariant, that nothing was lost, and completion.
 
-use super::{create_files, read_files, worker, Error, Flags, Outcome, Rng};
+use super::{create_files, read_files, worker, Error, Flags, Rng, Run};
 use crate::protocol::db::open_in;
 use crate::protocol::{invariant, Snapshot, WriteMode, KINDS};
-use crate::trace::{Step, BUSY};
+use crate::trace::Step;
 use rusqlite::Connection;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,7 +101,7 @@ impl Drop for Pool {
     }
 }
 
-pub fn main(args: &[String]) -> Outcome {
+pub fn main(args: &[String]) -> Run {
     let flags = Flags::parse(
         args,
         &["dir", "seconds", "workers", "flows", "seed", "producer"],
@@ -314,7 +314,10 @@ fn count_steps(log_dir: &Path) -> Result<(u64, u64, u64), Error> {
             open_step = v.get("step").is_some();
             if let Some(result) = v.get("result").and_then(Value::as_str) {
                 steps += 1;
-                busy += u64::from(result == BUSY);
+                busy += u64::from(
+                    crate::protocol::Outcome::from_name(result)
+                        == Some(crate::protocol::Outcome::Busy),
+                );
             }
         }
         inside += u64::from(open_step);

@@ -2,7 +2,7 @@
 //! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
 
 use super::{crash, race, soak, store, strict, Rng, EXIT_CODE};
-use crate::protocol::{Boundary, KINDS};
+use crate::protocol::{Boundary, Outcome, KINDS};
 use crate::trace::{Session, Step, StepReport};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -108,7 +108,7 @@ fn relay_until_idle(session: &mut Session, most: usize) -> Result<(), String> {
     for _ in 0..most {
         let report = run(session, &Step::relay(None));
         if report.relayed.is_none() {
-            return if report.result == IDLE {
+            return if report.result == Outcome::IDLE {
                 Ok(())
             } else {
                 Err(format!("resending: {}", report_line(&report)))
@@ -117,9 +117,6 @@ fn relay_until_idle(session: &mut Session, most: usize) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// The relay's answer when it has nothing to send.
-const IDLE: &str = "idle";
 
 /// Opens the files, says `ready`, waits for the parent to close the shared pipe, then runs one step at once.
 fn race_job(dir: &Path, scenario: &str, index: &str) -> Result<(), String> {
@@ -194,7 +191,7 @@ fn finish_job(dir: &Path, flows: &str) -> Result<(), String> {
         while seq < KINDS.len() as i64 {
             let step = soak::produce(&flow, seq);
             let report = run(&mut session, &step);
-            if report.result == crate::protocol::AdvanceResult::Committed.word() {
+            if report.result == Outcome::COMMITTED {
                 seq += 1;
             } else {
                 return Err(format!("resubmitting {flow}: {}", report_line(&report)));

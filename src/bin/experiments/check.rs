@@ -102,7 +102,11 @@ pub fn main(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     };
     if let (Some(path), Verdict::Violated(c)) = (&args.save, verdict) {
-        if let Err(e) = std::fs::write(path, c.trace.to_json_pretty() + "\n") {
+        let written = c
+            .trace
+            .to_json_pretty()
+            .and_then(|json| std::fs::write(path, json + "\n").map_err(|e| e.to_string()));
+        if let Err(e) = written {
             eprintln!("experiments check: cannot write {path}: {e}");
             return ExitCode::from(2);
         }
@@ -167,15 +171,12 @@ pub fn main(args: &[String]) -> ExitCode {
                     c.reports.len()
                 );
                 for (i, (step, report)) in c.trace.steps.iter().zip(&c.reports).enumerate() {
-                    let result = match report.boundary {
-                        Some(b) => format!("{} at {}", report.result, b.name()),
-                        None => report.result.clone(),
-                    };
                     let _ = writeln!(
                         out,
-                        "  {:>2}. {:<44} → {result}",
+                        "  {:>2}. {:<44} → {}",
                         i + 1,
-                        checker::describe(step)
+                        checker::describe(step),
+                        report.summary()
                     );
                 }
                 let _ = writeln!(out, "why: {}", checker::why(&config, c));

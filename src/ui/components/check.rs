@@ -5,9 +5,11 @@
 
 use crate::ui::checker::{link_in_location, start, Message, Running};
 use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::state::Act;
 use crate::ui::state::Action;
 use crate::ui::{run_soon, Ctx};
 use outbox_core::checker::{self, Config, Finding, Outcome};
+use outbox_core::playground::Command;
 use outbox_core::protocol::{Ordering, WriteMode};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -657,7 +659,7 @@ fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         let model = model.clone();
         let trace = trace.clone();
         Callback::from(move |_| {
-            model.dispatch(Action::Load(Box::new(trace.clone())));
+            model.act(Command::Load(Box::new(trace.clone())));
             scroll_to_player();
         })
     });

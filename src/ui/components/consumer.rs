@@ -3,8 +3,9 @@
 use super::producer::{kind_of, schema_of};
 use super::tables::{rows, Table};
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Action;
+use crate::ui::state::Act;
 use crate::ui::Ctx;
+use outbox_core::playground::Command;
 use yew::prelude::*;
 
 #[component]
@@ -51,7 +52,7 @@ pub fn ConsumerColumn() -> Html {
     );
     let process_all = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(Action::ProcessAll))
+        Callback::from(move |_| model.act(Command::ProcessAll))
     };
     html! {
         <section class="column consumer" aria-labelledby="consumer-h">
@@ -62,7 +63,7 @@ pub fn ConsumerColumn() -> Html {
                     let onclick = {
                         let model = model.clone();
                         let flow = flow.clone();
-                        Callback::from(move |_| model.dispatch(Action::Apply(flow.clone())))
+                        Callback::from(move |_| model.act(Command::Apply(flow.clone())))
                     };
                     html! { <button data-testid={format!("apply-{flow}")} {onclick} disabled={down}>{ tf(lang, "btn.apply", &[flow]) }</button> }
                 }) }

@@ -1,8 +1,9 @@
 //! The control bar: consumer mode, support_v2, schema of new events, the crash picker, restart, reset, export.
 
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Action;
+use crate::ui::state::{Act, Action};
 use crate::ui::Ctx;
+use outbox_core::playground::Command;
 use outbox_core::protocol::{Boundary, FaultTarget, Ordering};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -47,57 +48,55 @@ pub fn Controls() -> Html {
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             let ordering = Ordering::from_name(&v).unwrap_or_default();
-            model.dispatch(Action::SetMode(ordering));
+            model.act(Command::SetMode(ordering));
         })
     };
     let on_crash = {
         let model = model.clone();
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            model.dispatch(Action::Arm(Boundary::from_name(&v)));
+            model.act(Command::Arm(Boundary::from_name(&v)));
         })
     };
     let on_v2 = {
         let model = model.clone();
         Callback::from(move |e: Event| {
             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-            model.dispatch(Action::SetSupportV2(on));
+            model.act(Command::SetSupportV2(on));
         })
     };
     let on_schema2 = {
         let model = model.clone();
         Callback::from(move |e: Event| {
             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-            model.dispatch(Action::SetSchema2(on));
+            model.act(Command::SetSchema2(on));
         })
     };
     let fault = |target: FaultTarget| {
         let model = model.clone();
         Callback::from(move |e: Event| {
             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-            model.dispatch(Action::Fault(target, on));
+            model.act(Command::Fault(target, on));
         })
     };
     let restart = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(Action::Restart))
+        Callback::from(move |_| model.act(Command::Restart))
     };
     let reset = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(Action::Reset))
+        Callback::from(move |_| model.act(Command::Reset))
     };
     let export = {
         let model = model.clone();
-        Callback::from(move |_| {
-            download(
-                "outbox-playground-trace.json",
-                &model.trace().to_json_pretty(),
-            )
+        Callback::from(move |_| match model.trace().to_json_pretty() {
+            Ok(json) => download("outbox-playground-trace.json", &json),
+            Err(e) => model.dispatch(Action::Error(e)),
         })
     };
     let add_b = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(Action::AddFlow("B".into())))
+        Callback::from(move |_| model.act(Command::AddFlow("B".into())))
     };
     let armed = model.armed.map(|b| b.name()).unwrap_or("");
     let ordering = model.ordering();

@@ -2,9 +2,10 @@
 //! recovery, run in small chunks so the page never freezes; a matrix of the results whose cells open the run.
 
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Action;
+use crate::ui::state::Act;
 use crate::ui::{now_ms, yield_then, Ctx};
 use outbox_core::explorer::{self, Outcome, Plan};
+use outbox_core::playground::Command;
 use outbox_core::protocol::{Boundary, Ordering};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -20,8 +21,12 @@ const REDRAW_MS: f64 = 100.0;
 struct Job {
     /// The consumer run beside strict: the control, or one of the article's wrong turns.
     compared: Option<Ordering>,
+    /// Builds the plans a slice at a time first; `None` once they are built.
+    planner: Option<explorer::Planner>,
     runner: explorer::Runner,
     plans: Vec<Plan>,
+    /// Why the run stopped, if it failed (the databases would not open).
+    error: Option<String>,
     results: Vec<Outcome>,
     cancelled: bool,
     started_ms: f64,
@@ -69,23 +74,18 @@ pub fn Explorer() -> Html {
         let progress = progress.clone();
         let extended = *extended;
         Callback::from(move |_| {
-            // The elapsed time the page shows includes learning where each boundary can fire.
-            let started_ms = now_ms();
-            let plans = match explorer::plans(&[Ordering::Strict, compared], extended) {
-                Ok(p) => p,
-                Err(_) => return,
+            // The elapsed time the page shows includes learning where each boundary can fire, which runs in
+            // the same slices as the runs.
+            *job.borrow_mut() = Job {
+                compared: Some(compared),
+                planner: Some(explorer::Planner::new(
+                    &[Ordering::Strict, compared],
+                    extended,
+                )),
+                started_ms: now_ms(),
+                ..Job::default()
             };
-            {
-                let mut j = job.borrow_mut();
-                *j = Job {
-                    compared: Some(compared),
-                    plans,
-                    started_ms,
-                    ..Job::default()
-                };
-            }
             progress.set(Progress {
-                total: job.borrow().plans.len(),
                 running: true,
                 ..Progress::default()
             });
@@ -124,6 +124,9 @@ pub fn Explorer() -> Html {
                     { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &rate.to_string(), &elapsed_ms.to_string()]) }
                 </p>
             }
+            if let Some(e) = &j.error {
+                <p class="error" role="alert" data-testid="explorer-error">{ e }</p>
+            }
             { for [Some(Ordering::Strict), j.compared].into_iter().flatten().map(|ordering| matrix(&j, ordering, lang, &model)) }
         </section>
     }
@@ -135,7 +138,21 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
         let deadline = now_ms() + CHUNK_MS;
         let (done, total, running, elapsed, redraw) = {
             let mut j = job.borrow_mut();
-            while !j.cancelled && j.results.len() < j.plans.len() && now_ms() < deadline {
+            while !j.cancelled && j.error.is_none() && now_ms() < deadline {
+                if let Some(planner) = j.planner.as_mut() {
+                    match planner.step_once() {
+                        Ok(false) => {}
+                        Ok(true) => {
+                            j.plans = std::mem::take(&mut planner.plans);
+                            j.planner = None;
+                        }
+                        Err(e) => j.error = Some(e),
+                    }
+                    continue;
+                }
+                if j.results.len() >= j.plans.len() {
+                    break;
+                }
                 let next = j.results.len();
                 let Job {
                     runner,
@@ -145,7 +162,9 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
                 } = &mut *j;
                 results.push(runner.run(&plans[next]));
             }
-            let running = !j.cancelled && j.results.len() < j.plans.len();
+            let running = !j.cancelled
+                && j.error.is_none()
+                && (j.planner.is_some() || j.results.len() < j.plans.len());
             if !running && j.finished_ms.is_none() {
                 j.finished_ms = Some(now_ms());
             }
@@ -237,7 +256,7 @@ fn matrix(job: &Job, ordering: Ordering, lang: crate::ui::i18n::Lang, model: &Ct
                                 let open = cell.open.and_then(|i| job.plans.get(i)).map(|p| p.trace());
                                 let onclick = {
                                     let model = model.clone();
-                                    Callback::from(move |_| if let Some(trace) = open.clone() { model.dispatch(Action::Load(Box::new(trace))) })
+                                    Callback::from(move |_| if let Some(trace) = open.clone() { model.act(Command::Load(Box::new(trace))) })
                                 };
                                 let ok = cell.failed == 0;
                                 let label = if ok { format!("✓{}", cell.runs) } else { format!("✗{}", cell.failed) };

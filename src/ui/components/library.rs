@@ -3,9 +3,10 @@
 
 use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::run_soon;
-use crate::ui::state::Action;
+use crate::ui::state::Act;
 use crate::ui::Ctx;
 use outbox_core::experiments;
+use outbox_core::playground::Command;
 use yew::prelude::*;
 
 #[derive(Clone, PartialEq)]
@@ -109,7 +110,7 @@ pub fn Library() -> Html {
                     let state = lines.as_ref().and_then(|l| l.get(i).cloned());
                     let load = {
                         let model = model.clone();
-                        Callback::from(move |_| model.dispatch(Action::LoadPreset(i)))
+                        Callback::from(move |_| model.act(Command::LoadPreset(i)))
                     };
                     let id = e.file.get(..2).unwrap_or("").to_owned();
                     html! {

@@ -2,38 +2,37 @@
 //! one-line reason per step, and the SQL each database ran in the latest action.
 
 use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::state::Act;
 use crate::ui::state::Notice;
 use crate::ui::Ctx;
-use outbox_core::protocol::Role;
+use outbox_core::playground::Command;
+use outbox_core::protocol::{ApplyResult, Outcome, Role};
 use outbox_core::trace::{Step, StepReport};
 use yew::prelude::*;
 
 /// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema`.
 pub fn result_label(report: &StepReport) -> String {
-    match (report.result.as_str(), report.boundary) {
-        ("crashed", Some(b)) => format!("crashed at {b}"),
-        (word, _) => match word.strip_prefix("blocked:") {
+    match (report.result, report.boundary) {
+        (Outcome::Crashed, Some(b)) => format!("crashed at {b}"),
+        (result, _) => match result.blocked() {
             Some(reason) => format!("blocked: {reason}"),
-            None => word.to_owned(),
+            None => result.head().to_owned(),
         },
     }
 }
 
 /// The one-line reason for a result.
 pub fn reason(lang: Lang, report: &StepReport) -> String {
-    let word = report.result.as_str();
-    let mut text = if let Some(r) = word.strip_prefix("blocked:") {
-        tf(lang, "result.blocked", &[r])
-    } else if word == "sql_error" {
-        tf(
+    let mut text = match report.result {
+        Outcome::Apply(ApplyResult::Blocked(r)) => tf(lang, "result.blocked", &[r.name()]),
+        Outcome::SqlError => tf(
             lang,
             "result.sql_error",
             &[report.message.as_deref().unwrap_or("")],
-        )
-    } else {
-        t(lang, &format!("result.{word}"))
+        ),
+        result => t(lang, &format!("result.{}", result.head())),
     };
-    if word == "rejected" {
+    if report.result == Outcome::Rejected {
         if let Some(m) = &report.message {
             text = format!("{text}: {m}");
         }
@@ -53,18 +52,13 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
 /// The step as a short command line: `relay A3`, `apply A`, `advance A2 confirmed`.
 pub fn describe(step: &Step) -> String {
     match step {
-        Step::Advance {
-            event_id,
-            kind,
-            schema,
-            ..
-        } => format!("advance {event_id} {kind} (schema {schema})"),
-        Step::UnsafeDualWrite { event_id, .. } => format!("unsafe_dual_write {event_id}"),
+        Step::Advance(w) => format!("advance {} {} (schema {})", w.event_id, w.kind, w.schema),
+        Step::UnsafeDualWrite(w) => format!("unsafe_dual_write {}", w.event_id),
         Step::Relay { event_id, .. } => {
             format!("relay {}", event_id.as_deref().unwrap_or("(next)"))
         }
         Step::Receive { event, .. } => {
-            format!("receive {}", outbox_core::protocol::short_json(event))
+            format!("receive {}", outbox_core::json::short_json(event))
         }
         Step::Apply { flow, .. } => format!("apply {flow}"),
         Step::ProcessAll { .. } => "process_all".into(),
@@ -84,7 +78,7 @@ pub fn StatusBar() -> Html {
     let holds = model.invariant.holds;
     let dismiss = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(crate::ui::state::Action::DismissNotice))
+        Callback::from(move |_| model.act(Command::DismissNotice))
     };
     let notice = match &model.notice {
         Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
@@ -97,7 +91,7 @@ pub fn StatusBar() -> Html {
             <p class="latest" aria-live="polite">
                 if let Some(entry) = last {
                     <code translate="no">{ describe(&entry.step) }</code>{ " → " }
-                    <strong translate="no" class={classes!("result", entry.report.result.split(':').next().map(str::to_owned))}
+                    <strong translate="no" class={classes!("result", entry.report.result.head())}
                         data-testid="step-result">{ result_label(&entry.report) }</strong>
                     <span class="why">{ format!(" — {}", reason(lang, &entry.report)) }</span>
                 } else {
@@ -158,7 +152,7 @@ pub fn EventLog() -> Html {
                 // Keyed by position: a step adds one entry at the top, and Yew inserts one <li> instead of
                 // rewriting every row below it.
                 { for model.entries.iter().enumerate().rev().take(200).map(|(i, e)| html! {
-                    <li key={i} value={(i + 1).to_string()} class={classes!("entry", e.report.result.split(':').next().map(str::to_owned))}>
+                    <li key={i} value={(i + 1).to_string()} class={classes!("entry", e.report.result.head())}>
                         <code translate="no">{ describe(&e.step) }</code>{ " → " }
                         <strong translate="no">{ result_label(&e.report) }</strong>
                         <span class="why">{ format!(" — {}", reason(lang, &e.report)) }</span>

@@ -6,8 +6,10 @@ use super::{
     share::Share, timeline::Timeline, wire::Wire,
 };
 use crate::ui::i18n::t;
+use crate::ui::state::Act;
 use crate::ui::state::{Action, Model};
 use crate::ui::Ctx;
+use outbox_core::playground::Command;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -88,13 +90,13 @@ pub fn Playground(props: &Props) -> Html {
                                 crate::ui::seek(model.clone(), to);
                                 None
                             }
-                            "n" => Some(Action::DeliverNext),
-                            "p" => Some(Action::ProcessAll),
+                            "n" => Some(Command::DeliverNext),
+                            "p" => Some(Command::ProcessAll),
                             _ => None,
                         };
-                        if let Some(action) = action {
+                        if let Some(command) = action {
                             e.prevent_default();
-                            model.dispatch(action);
+                            model.act(command);
                         }
                     },
                 );

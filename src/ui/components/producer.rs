@@ -2,8 +2,9 @@
 
 use super::tables::{rows, Table};
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Action;
+use crate::ui::state::Act;
 use crate::ui::Ctx;
+use outbox_core::playground::Command;
 use yew::prelude::*;
 
 #[component]
@@ -48,13 +49,13 @@ pub fn ProducerColumn() -> Html {
                 { for model.flows.iter().map(|flow| {
                     let next = model.next_transition(flow);
                     let label = match &next {
-                        Some(outbox_core::trace::Step::Advance { event_id, kind, .. }) => format!("{} ({event_id} {kind})", tf(lang, "btn.advance", &[flow])),
+                        Some(outbox_core::trace::Step::Advance(w)) => format!("{} ({} {})", tf(lang, "btn.advance", &[flow]), w.event_id, w.kind),
                         _ => tf(lang, "btn.advance.done", &[flow]),
                     };
                     let onclick = {
                         let model = model.clone();
                         let flow = flow.clone();
-                        Callback::from(move |_| model.dispatch(Action::Advance(flow.clone())))
+                        Callback::from(move |_| model.act(Command::Advance(flow.clone())))
                     };
                     html! {
                         <button data-testid={format!("advance-{flow}")} {onclick}

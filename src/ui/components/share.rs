@@ -27,7 +27,11 @@ pub fn Share() -> Html {
         let model = model.clone();
         let link = link.clone();
         Callback::from(move |_| {
-            let url = page_url(&share::encode(&model.trace()));
+            let fragment = match share::encode(&model.trace()) {
+                Ok(fragment) => fragment,
+                Err(e) => return model.dispatch(Action::Error(e)),
+            };
+            let url = page_url(&fragment);
             publish(&url, &link);
             // Within the click, as Safari requires; a refusal leaves the link on the page to copy by hand.
             if let Some(window) = web_sys::window() {

@@ -2,8 +2,9 @@
 //! reorder, duplicate one to model a resend, and deliver in lane order.
 
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Action;
+use crate::ui::state::Act;
 use crate::ui::Ctx;
+use outbox_core::playground::Command;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, KeyboardEvent, PointerEvent};
 use yew::prelude::*;
@@ -40,11 +41,11 @@ pub fn Wire() -> Html {
     let down = model.down.is_some();
     let deliver_next = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(Action::DeliverNext))
+        Callback::from(move |_| model.act(Command::DeliverNext))
     };
     let deliver_all = {
         let model = model.clone();
-        Callback::from(move |_| model.dispatch(Action::DeliverAll))
+        Callback::from(move |_| model.act(Command::DeliverAll))
     };
     let n = model.lane.len();
     html! {
@@ -56,7 +57,7 @@ pub fn Wire() -> Html {
                 { for ORDERS.iter().map(|order| {
                     let onclick = {
                         let model = model.clone();
-                        Callback::from(move |_| model.dispatch(Action::Order(order)))
+                        Callback::from(move |_| model.act(Command::Order(order)))
                     };
                     let label: Vec<String> = order.chars().map(|c| c.to_string()).collect();
                     html! { <button data-testid={format!("order-{order}")} {onclick} disabled={down}>{ label.join("-") }</button> }
@@ -91,7 +92,7 @@ pub fn Wire() -> Html {
                             });
                             dragging.set(None);
                             if let Some(from) = from {
-                                model.dispatch(Action::MoveCard { from, to: i });
+                                model.act(Command::MoveCard { from, to: i });
                             }
                         })
                     };
@@ -99,14 +100,14 @@ pub fn Wire() -> Html {
                         let dragging = dragging.clone();
                         Callback::from(move |_: DragEvent| dragging.set(None))
                     };
-                    let act = |action: fn(usize) -> Action| {
+                    let on = |command: fn(usize) -> Command| {
                         let model = model.clone();
-                        Callback::from(move |_: MouseEvent| model.dispatch(action(i)))
+                        Callback::from(move |_: MouseEvent| model.act(command(i)))
                     };
-                    let left = act(|i| Action::MoveCard { from: i, to: i.saturating_sub(1) });
-                    let right = act(|i| Action::MoveCard { from: i, to: i + 1 });
-                    let dup = act(Action::DuplicateCard);
-                    let remove = act(Action::RemoveCard);
+                    let left = on(|i| Command::MoveCard { from: i, to: i.saturating_sub(1) });
+                    let right = on(|i| Command::MoveCard { from: i, to: i + 1 });
+                    let dup = on(Command::DuplicateCard);
+                    let remove = on(Command::RemoveCard);
                     let flow_class = format!("flow-{}", id.chars().next().unwrap_or('A'));
                     let onkeydown = {
                         let model = model.clone();
@@ -123,7 +124,7 @@ pub fn Wire() -> Html {
                                 _ => return,
                             };
                             e.prevent_default();
-                            model.dispatch(Action::MoveCard { from: i, to });
+                            model.act(Command::MoveCard { from: i, to });
                             focus_key.set(Some(key));
                             announcement.set(tf(lang, "card.moved", &[&id, &(to + 1).to_string()]));
                         })
@@ -149,7 +150,7 @@ pub fn Wire() -> Html {
                                 .and_then(|el| el.get_attribute("data-card-index"))
                                 .and_then(|v| v.parse::<usize>().ok());
                             if let Some(to) = to.filter(|to| *to != from) {
-                                model.dispatch(Action::MoveCard { from, to });
+                                model.act(Command::MoveCard { from, to });
                             }
                         })
                     };

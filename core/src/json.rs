@@ -1,0 +1,145 @@
+//! The one field reader behind the hand-written JSON readers (a trace, its steps, its consumer, an event on the
+//! wire). Untrusted input: every refusal names the field and what it got, shortened so a hostile megabyte never
+//! reaches the page. By hand rather than serde's derive, which would pull Rust's float printer into the page
+//! for its error messages (ARCHITECTURE.md, "Decisions").
+
+use crate::words::Word;
+use serde_json::{Map, Value};
+
+/// How a message names a JSON value's type.
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a fractional number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A JSON value shortened for an error message.
+pub fn short_json(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 40 {
+        let cut: String = text.chars().take(37).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+/// A string shortened and quoted as [`short_json`] would, without its quotes (a field name, an op).
+pub fn short_str(text: &str) -> String {
+    short_json(&Value::String(text.to_owned()))
+        .trim_matches('"')
+        .to_owned()
+}
+
+/// `` `a`, `b` `` for a message.
+pub fn quoted_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An object's fields, taken one at a time by name and type.
+pub struct Fields(Map<String, Value>);
+
+impl Fields {
+    /// `raw` must be an object.
+    pub fn new(raw: Value) -> Result<Fields, String> {
+        match raw {
+            Value::Object(map) => Ok(Fields(map)),
+            other => Err(format!("must be an object, got {}", json_type(&other))),
+        }
+    }
+
+    /// The first field not in `allowed`, if any.
+    pub fn unknown(&self, allowed: &[&str]) -> Option<&str> {
+        self.0
+            .keys()
+            .map(String::as_str)
+            .find(|k| !allowed.contains(k))
+    }
+
+    /// A field as it is, if present (`null` counts as absent).
+    pub fn take(&mut self, name: &str) -> Option<Value> {
+        self.0.remove(name).filter(|v| !v.is_null())
+    }
+
+    fn required(&mut self, name: &str) -> Result<Value, String> {
+        self.take(name)
+            .ok_or_else(|| format!("missing field `{name}`"))
+    }
+
+    pub fn string(&mut self, name: &str) -> Result<String, String> {
+        match self.required(name)? {
+            Value::String(s) => Ok(s),
+            other => Err(format!(
+                "field `{name}` must be a string, got {}",
+                json_type(&other)
+            )),
+        }
+    }
+
+    pub fn int(&mut self, name: &str) -> Result<i64, String> {
+        match self.required(name)? {
+            Value::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
+            other => Err(format!(
+                "field `{name}` must be an integer, got {}",
+                short_json(&other)
+            )),
+        }
+    }
+
+    pub fn bool(&mut self, name: &str) -> Result<bool, String> {
+        match self.required(name)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(format!(
+                "field `{name}` must be true or false, got {}",
+                short_json(&other)
+            )),
+        }
+    }
+
+    pub fn object(&mut self, name: &str) -> Result<Map<String, Value>, String> {
+        match self.required(name)? {
+            Value::Object(map) => Ok(map),
+            other => Err(format!(
+                "field `{name}` must be an object, got {}",
+                json_type(&other)
+            )),
+        }
+    }
+
+    /// A field holding one of `T`'s words.
+    pub fn word<T: Word>(&mut self, name: &str) -> Result<T, String> {
+        let value = self.required(name)?;
+        value
+            .as_str()
+            .and_then(|s| T::all().iter().copied().find(|v| v.word() == s))
+            .ok_or_else(|| {
+                format!(
+                    "field `{name}` must be one of {}, got {}",
+                    T::listed(),
+                    short_json(&value)
+                )
+            })
+    }
+
+    /// An optional field, read by `read` when present.
+    pub fn opt<T>(
+        &mut self,
+        name: &str,
+        read: impl FnOnce(&mut Fields, &str) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        if self.0.get(name).is_none_or(Value::is_null) {
+            return Ok(None);
+        }
+        read(self, name).map(Some)
+    }
+}

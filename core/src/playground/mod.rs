@@ -1,0 +1,380 @@
+//! The playground's façade: everything the page does that is not drawing. One plain value, [`Playground`],
+//! changed only by [`Command`]s through [`Playground::apply`]: the session and its trace, the wire (cards,
+//! arrival order, resends), time travel (position, seek, branching), sliced replays ([`replay`]), restart,
+//! and the article's experiments compared with the live result ([`preset`]). Tested natively by
+//! `cargo test` (core/tests/playground.rs); the page's reducer maps an action to one call here.
+
+pub mod preset;
+pub mod replay;
+mod wire;
+
+pub use preset::Preset;
+pub use replay::{Loader, Replay, Replayed, Seeker};
+pub use wire::Card;
+
+use crate::protocol::{
+    invariant, next_kind, Boundary, FaultTarget, Invariant, Ordering, Outcome, Snapshot, SqlLine,
+};
+use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// One executed step with its report, as the event log shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub step: Step,
+    pub report: StepReport,
+}
+
+/// What the page tells the reader outside the event log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The reader restarted after a crash at this boundary (`None`: the unsafe dual write's exit).
+    Restarted(Option<Boundary>),
+    /// A restart with no crash before it: nothing changes, since every table is already what was committed.
+    CleanRestart,
+    Error(String),
+}
+
+/// What a reader can do. Each is one call of [`Playground::apply`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// The producer commits the next transition of this flow.
+    Advance(String),
+    DeliverNext,
+    DeliverAll,
+    Apply(String),
+    ProcessAll,
+    Restart,
+    Reset,
+    SetMode(Ordering),
+    SetSupportV2(bool),
+    /// Installs or drops a rejecting trigger (experiment 10).
+    Fault(FaultTarget, bool),
+    SetSchema2(bool),
+    AddFlow(String),
+    Arm(Option<Boundary>),
+    MoveCard {
+        from: usize,
+        to: usize,
+    },
+    DuplicateCard(usize),
+    RemoveCard(usize),
+    /// Puts A1–A3 in this arrival order ("312"), producing them first if needed.
+    Order(&'static str),
+    DismissNotice,
+    /// Time travel: show the databases as they were after this many steps.
+    Seek(usize),
+    /// Replaces the session with a trace (an import, a share link, an explorer run).
+    Load(Box<Trace>),
+    /// Loads one of the article's experiments (an index into `experiments::ALL`).
+    LoadPreset(usize),
+    /// Something outside the façade failed (a file, a link, a worker): say so.
+    Error(String),
+}
+
+impl Command {
+    /// Whether the command runs on the databases. Such a command supersedes a sliced replay still running;
+    /// the others (the wire's cards, the switches that only shape the next step, a notice) leave it running.
+    pub fn touches_db(&self) -> bool {
+        !matches!(
+            self,
+            Command::Arm(_)
+                | Command::MoveCard { .. }
+                | Command::DuplicateCard(_)
+                | Command::RemoveCard(_)
+                | Command::DismissNotice
+                | Command::SetSchema2(_)
+                | Command::AddFlow(_)
+                | Command::Error(_)
+        )
+    }
+}
+
+#[derive(Clone)]
+pub struct Playground {
+    session: Rc<RefCell<Session>>,
+    pub setup: ConsumerSetup,
+    /// Every step run so far, with its report: the session *is* this trace.
+    pub entries: Vec<Entry>,
+    /// How many of `entries` the databases currently reflect (time travel); equal to `entries.len()` unless the
+    /// reader stepped back. Acting from a past position cuts the future off.
+    pub pos: usize,
+    /// The preset loaded last, with the article's expected outcome beside the live one.
+    pub preset: Option<Rc<Preset>>,
+    /// Committed tables after the latest step, and before it (to highlight what the step changed).
+    pub snapshot: Rc<Snapshot>,
+    pub before: Rc<Snapshot>,
+    pub invariant: Invariant,
+    /// The SQL both databases ran in the latest action.
+    pub sql: Rc<Vec<SqlLine>>,
+    pub lane: Vec<Card>,
+    next_card: u32,
+    /// The boundary at which the process will exit, armed until an operation crosses it.
+    pub armed: Option<Boundary>,
+    /// Set after a crash until the reader restarts the process.
+    pub down: Option<Option<Boundary>>,
+    pub flows: Vec<String>,
+    /// Produce the next events in schema 2 (§6).
+    pub schema2: bool,
+    /// A message for the reader (an error or what a restart did).
+    pub notice: Option<Notice>,
+}
+
+impl PartialEq for Playground {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.session, &other.session)
+            && self.entries.len() == other.entries.len()
+            && self.lane == other.lane
+            && self.armed == other.armed
+            && self.down == other.down
+            && self.flows == other.flows
+            && self.schema2 == other.schema2
+            && self.notice == other.notice
+            && self.pos == other.pos
+            && self.setup == other.setup
+    }
+}
+
+impl Playground {
+    /// Fresh databases; fails only when SQLite cannot open an in-memory database.
+    pub fn new(setup: ConsumerSetup) -> Result<Playground, String> {
+        let mut session = Session::new(setup)?;
+        session.set_sql_logging(true);
+        let snapshot = Rc::new(session.snapshot()?);
+        Ok(Playground {
+            session: Rc::new(RefCell::new(session)),
+            setup,
+            entries: Vec::new(),
+            pos: 0,
+            preset: None,
+            before: snapshot.clone(),
+            snapshot,
+            invariant: Invariant {
+                holds: true,
+                violations: Vec::new(),
+            },
+            sql: Rc::new(Vec::new()),
+            lane: Vec::new(),
+            next_card: 1,
+            armed: None,
+            down: None,
+            flows: vec!["A".into()],
+            schema2: false,
+            notice: None,
+        })
+    }
+
+    pub fn support_v2(&self) -> bool {
+        self.snapshot.consumer.support_v2
+    }
+
+    pub fn ordering(&self) -> Ordering {
+        self.setup.ordering
+    }
+
+    /// The session up to the current position, as a trace.
+    pub fn trace(&self) -> Trace {
+        Trace::new(
+            self.setup,
+            self.entries[..self.pos]
+                .iter()
+                .map(|e| e.step.clone())
+                .collect(),
+        )
+    }
+
+    /// The step the tables currently show the result of.
+    pub fn last(&self) -> Option<&Entry> {
+        self.pos.checked_sub(1).and_then(|i| self.entries.get(i))
+    }
+
+    /// Whether a rejecting trigger is installed: the last inject or clear of `target` up to the position.
+    pub fn fault_active(&self, target: FaultTarget) -> bool {
+        self.entries[..self.pos]
+            .iter()
+            .rev()
+            .find_map(|e| match &e.step {
+                Step::InjectFault { target: t } if *t == target => Some(true),
+                Step::ClearFault { target: t } if *t == target => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false)
+    }
+
+    /// The transition the producer would commit next for `flow`, or `None` once it is released.
+    pub fn next_transition(&self, flow: &str) -> Option<Step> {
+        let row = self
+            .snapshot
+            .producer
+            .flow
+            .iter()
+            .find(|f| f.flow_id == flow);
+        let (seq, state) = row.map(|r| (r.seq, r.state.as_str())).unwrap_or((0, "new"));
+        let kind = next_kind(state)?;
+        let schema = if self.schema2 && seq > 0 { 2 } else { 1 };
+        Some(Step::advance(
+            flow,
+            &format!("{flow}{}", seq + 1),
+            seq,
+            kind,
+            schema,
+        ))
+    }
+
+    /// Does what the reader asked. Never fails: a failure is a [`Notice::Error`].
+    pub fn apply(&mut self, command: Command) {
+        let before = self.snapshot.clone();
+        let touches_db = command.touches_db();
+        if touches_db {
+            self.sql = Rc::new(Vec::new());
+            self.notice = None;
+        }
+        match command {
+            Command::Advance(flow) => {
+                if let Some(step) = self.next_transition(&flow) {
+                    self.run(step);
+                }
+            }
+            Command::DeliverNext => {
+                self.deliver_first();
+            }
+            Command::DeliverAll => {
+                // Bounded by the cards on the wire; stops at a crash.
+                for _ in 0..self.lane.len() {
+                    if !self.deliver_first() {
+                        break;
+                    }
+                }
+            }
+            Command::Apply(flow) => {
+                self.run(Step::apply(&flow));
+            }
+            Command::ProcessAll => {
+                self.run(Step::process_all(None));
+            }
+            Command::Restart => self.restart(),
+            Command::Reset => self.reset_to(ConsumerSetup {
+                ordering: self.setup.ordering,
+                support_v2: false,
+            }),
+            Command::SetMode(ordering) => self.reset_to(ConsumerSetup {
+                ordering,
+                support_v2: self.support_v2(),
+            }),
+            Command::SetSupportV2(on) => {
+                self.run(Step::SetSupportV2 { on });
+            }
+            Command::Fault(target, on) => {
+                self.run(if on {
+                    Step::InjectFault { target }
+                } else {
+                    Step::ClearFault { target }
+                });
+            }
+            Command::SetSchema2(on) => self.schema2 = on,
+            Command::AddFlow(flow) => self.add_flow(&flow),
+            Command::Arm(boundary) => self.armed = boundary,
+            Command::MoveCard { from, to } => self.move_card(from, to),
+            Command::DuplicateCard(i) => self.duplicate_card(i),
+            Command::RemoveCard(i) => {
+                if i < self.lane.len() {
+                    self.lane.remove(i);
+                }
+            }
+            Command::Order(order) => self.order(order),
+            Command::DismissNotice => self.notice = None,
+            Command::Error(message) => self.notice = Some(Notice::Error(message)),
+            Command::Seek(n) => {
+                if let Err(e) = self.seek(n) {
+                    self.notice = Some(Notice::Error(e));
+                }
+                return;
+            }
+            Command::Load(trace) => {
+                if let Err(e) = self.load(&trace) {
+                    self.notice = Some(Notice::Error(e));
+                }
+                self.before = self.snapshot.clone();
+                return;
+            }
+            Command::LoadPreset(index) => {
+                match preset::load(self, index) {
+                    Ok(preset) => self.preset = Some(Rc::new(preset)),
+                    Err(e) => self.notice = Some(Notice::Error(e)),
+                }
+                self.before = self.snapshot.clone();
+                return;
+            }
+        }
+        if touches_db {
+            self.before = before;
+        }
+    }
+
+    fn add_flow(&mut self, flow: &str) {
+        if !self.flows.iter().any(|f| f == flow) {
+            self.flows.push(flow.to_owned());
+        }
+    }
+
+    /// Runs one step through the engine, arming the crash if one is set, and reads the tables back.
+    fn run(&mut self, step: Step) -> StepReport {
+        // Acting from a past position starts a new branch.
+        self.entries.truncate(self.pos);
+        let step = step.with_crash_at(self.armed);
+        let mut report = self.session.borrow_mut().step(&step);
+        let sql = std::mem::take(&mut report.sql);
+        Rc::make_mut(&mut self.sql).extend(sql);
+        match (report.result, &step) {
+            (Outcome::Crashed, _) => {
+                self.armed = None;
+                self.down = Some(report.boundary);
+            }
+            (Outcome::COMMITTED, Step::Advance(w)) => self.push_card(w.event_id.clone()),
+            _ => {}
+        }
+        self.entries.push(Entry {
+            step,
+            report: report.clone(),
+        });
+        self.pos = self.entries.len();
+        // Read the tables back after every step: the next step of a multi-step action decides from them.
+        self.reload();
+        report
+    }
+
+    /// Reads the committed tables back from SQLite and checks the invariant on them.
+    fn reload(&mut self) {
+        let snapshot = self.session.borrow().snapshot();
+        match snapshot {
+            Ok(s) => {
+                self.invariant = invariant::check(&s);
+                self.snapshot = Rc::new(s);
+            }
+            Err(e) => self.notice = Some(Notice::Error(e)),
+        }
+    }
+
+    /// Starts over on empty databases with `setup`, keeping the reader's flows and schema switch.
+    fn reset_to(&mut self, setup: ConsumerSetup) {
+        match Playground::new(setup) {
+            Ok(mut fresh) => {
+                fresh.flows = std::mem::take(&mut self.flows);
+                fresh.schema2 = self.schema2;
+                *self = fresh;
+            }
+            Err(e) => self.notice = Some(Notice::Error(e)),
+        }
+    }
+
+    /// The reader restarts the process. The engine already reopened the databases from what was committed;
+    /// this is the acknowledgement, the moment the page says what survived, and the restarted relay's resend.
+    fn restart(&mut self) {
+        self.notice = Some(match self.down.take() {
+            Some(boundary) => Notice::Restarted(boundary),
+            None => Notice::CleanRestart,
+        });
+        self.resend_unaccepted();
+    }
+}

@@ -1,0 +1,241 @@
+//! Replays that may run a slice at a time, so a 10,000-step trace never freezes the page: a load ([`Loader`])
+//! and time travel ([`Seeker`]). The caller runs [`Replay::step_once`] until it says done, between its own
+//! turns, and may simply drop the replay to cancel it: nothing is shared with the live playground until
+//! [`Replay::finish`]. What it finishes with, a [`Replayed`], then replaces the live playground keeping the
+//! reader's settings changed meanwhile ([`Replayed::over`]).
+
+use super::{Entry, Playground};
+use crate::protocol::{Snapshot, SqlLine};
+use crate::trace::{Session, Step, Trace};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// A replay run a slice at a time.
+pub trait Replay {
+    /// Runs one step; `Ok(true)` once every step has run.
+    fn step_once(&mut self) -> Result<bool, String>;
+    /// Steps done and steps in all.
+    fn progress(&self) -> (usize, usize);
+    /// The playground at the end of the replay.
+    fn finish(self) -> Replayed;
+}
+
+/// The reader's settings that shape the next step but are not part of the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Settings {
+    armed: Option<crate::protocol::Boundary>,
+    schema2: bool,
+    flows: Vec<String>,
+}
+
+impl Settings {
+    fn of(pg: &Playground) -> Settings {
+        Settings {
+            armed: pg.armed,
+            schema2: pg.schema2,
+            flows: pg.flows.clone(),
+        }
+    }
+}
+
+/// A finished replay, with the live playground's settings as they were when it started.
+pub struct Replayed {
+    pg: Playground,
+    base: Settings,
+}
+
+impl Replayed {
+    /// The replayed playground in place of `live`: a setting the reader changed while the replay ran (a crash
+    /// armed, schema 2 switched, a flow added) survives; everything else is what the replay ran.
+    pub fn over(self, live: &Playground) -> Playground {
+        let Replayed { mut pg, base } = self;
+        if live.armed != base.armed {
+            pg.armed = live.armed;
+        }
+        if live.schema2 != base.schema2 {
+            pg.schema2 = live.schema2;
+        }
+        for flow in live.flows.iter().filter(|f| !base.flows.contains(f)) {
+            pg.add_flow(flow);
+        }
+        pg
+    }
+}
+
+/// Time travel in progress to step `n`: forward runs the next steps on the current session; backward replays the
+/// first `n` on fresh databases. Only the last step's SQL is logged (the panel shows no more), which also keeps
+/// the replay free of formatting.
+pub struct Seeker {
+    pg: Playground,
+    base: Settings,
+    session: Rc<RefCell<Session>>,
+    n: usize,
+    next: usize,
+    before: Rc<Snapshot>,
+    sql: Vec<SqlLine>,
+}
+
+impl Replay for Seeker {
+    fn step_once(&mut self) -> Result<bool, String> {
+        if self.next >= self.n {
+            return Ok(true);
+        }
+        let mut session = self.session.borrow_mut();
+        if self.next + 1 == self.n {
+            self.before = Rc::new(session.snapshot()?);
+            session.set_sql_logging(true);
+        }
+        self.sql = session.step(&self.pg.entries[self.next].step).sql;
+        self.next += 1;
+        Ok(self.next >= self.n)
+    }
+
+    fn progress(&self) -> (usize, usize) {
+        (self.next, self.n)
+    }
+
+    /// The playground at the step reached (`n`, unless a step failed), its tables read back from SQLite; the
+    /// steps after it stay for going forward.
+    fn finish(self) -> Replayed {
+        let Seeker {
+            mut pg,
+            base,
+            session,
+            next,
+            before,
+            sql,
+            ..
+        } = self;
+        session.borrow_mut().set_sql_logging(true);
+        pg.sql = Rc::new(sql);
+        pg.before = before;
+        pg.session = session;
+        pg.pos = next;
+        pg.down = None;
+        pg.reload();
+        pg.refill_lane();
+        Replayed { pg, base }
+    }
+}
+
+/// A trace being replayed into a fresh playground.
+pub struct Loader {
+    fresh: Playground,
+    base: Settings,
+    steps: Vec<Step>,
+    next: usize,
+}
+
+impl Replay for Loader {
+    fn step_once(&mut self) -> Result<bool, String> {
+        let Some(step) = self.steps.get(self.next) else {
+            return Ok(true);
+        };
+        let fresh = &mut self.fresh;
+        if let Some(flow) = step.flow() {
+            fresh.add_flow(flow);
+        }
+        let mut report = fresh.session.borrow_mut().step(step);
+        // Only the last step's SQL is shown; a long trace must not keep every statement.
+        fresh.sql = Rc::new(std::mem::take(&mut report.sql));
+        fresh.entries.push(Entry {
+            step: step.clone(),
+            report,
+        });
+        self.next += 1;
+        Ok(self.next >= self.steps.len())
+    }
+
+    fn progress(&self) -> (usize, usize) {
+        (self.next, self.steps.len())
+    }
+
+    /// The playground after the replay, its tables read back from SQLite.
+    fn finish(mut self) -> Replayed {
+        let fresh = &mut self.fresh;
+        fresh.pos = fresh.entries.len();
+        fresh.reload();
+        // Flows that only ever arrived at the consumer (a `receive` step) get their columns and buttons too.
+        let snap = fresh.snapshot.clone();
+        let seen = snap
+            .producer
+            .flow
+            .iter()
+            .map(|f| &f.flow_id)
+            .chain(snap.consumer.inbox.iter().map(|r| &r.flow_id))
+            .chain(snap.consumer.projection.iter().map(|p| &p.flow_id));
+        for flow in seen {
+            fresh.add_flow(flow);
+        }
+        fresh.refill_lane();
+        fresh.before = fresh.snapshot.clone();
+        Replayed {
+            pg: self.fresh,
+            base: self.base,
+        }
+    }
+}
+
+impl Playground {
+    /// Goes to step `n` at once: forward by running the next steps on the current session, back by replaying
+    /// the first `n` on fresh databases (deterministic either way); the future stays for going forward.
+    pub(super) fn seek(&mut self, n: usize) -> Result<(), String> {
+        let mut seeker = self.seeker(n, true)?;
+        let result = loop {
+            match seeker.step_once() {
+                Ok(true) => break Ok(()),
+                Ok(false) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        // After a failed step too: a step forward may already have moved the session, so show where it is.
+        *self = seeker.finish().over(self);
+        result
+    }
+
+    /// Time travel to step `n` that can run a slice at a time. With `continue_forward`, a step forward continues
+    /// the current session (it is exactly the first `pos` steps replayed); only for a seek run at once, since
+    /// the page keeps using that session meanwhile otherwise.
+    pub fn seeker(&self, n: usize, continue_forward: bool) -> Result<Seeker, String> {
+        let n = n.min(self.entries.len());
+        let (session, next, before) = if continue_forward && n >= self.pos {
+            self.session.borrow_mut().set_sql_logging(false);
+            (self.session.clone(), self.pos, self.before.clone())
+        } else {
+            let mut fresh = Session::new(self.setup)?;
+            fresh.set_sql_logging(false);
+            let before = Rc::new(fresh.snapshot()?);
+            (Rc::new(RefCell::new(fresh)), 0, before)
+        };
+        Ok(Seeker {
+            pg: self.clone(),
+            base: Settings::of(self),
+            session,
+            n,
+            next,
+            before,
+            sql: Vec::new(),
+        })
+    }
+
+    /// A fresh session that has run `trace`, all at once (presets and short traces).
+    pub(super) fn load(&mut self, trace: &Trace) -> Result<(), String> {
+        let mut loader = self.loader(trace.clone())?;
+        while !loader.step_once()? {}
+        *self = loader.finish().over(self);
+        Ok(())
+    }
+
+    /// A replay of `trace` on fresh databases that can be run a slice at a time. It keeps the schema 2
+    /// switch; the flows are the trace's, and nothing is armed.
+    pub fn loader(&self, trace: Trace) -> Result<Loader, String> {
+        let mut fresh = Playground::new(trace.consumer)?;
+        fresh.schema2 = self.schema2;
+        Ok(Loader {
+            fresh,
+            base: Settings::of(self),
+            steps: trace.steps,
+            next: 0,
+        })
+    }
+}

@@ -1,0 +1,263 @@
+//! The engine: a live session on fresh databases that runs steps one at a time. The CLI, the tests, the
+//! explorer, the checker and the page all drive this one engine.
+
+use super::{ConsumerSetup, Op, ResultDoc, Step, StepReport, Trace, TraceError};
+use super::{DEFAULT_PROCESS_LIMIT, MAX_PROCESS_LIMIT};
+use crate::protocol::Ordering;
+use crate::protocol::{
+    self, ApplyResult, Boundary, ConsumerConfig, CrashMark, Invariant, Outcome, ReceiveResult,
+    Snapshot, Stop, System,
+};
+
+/// A live session: fresh databases, then steps one at a time.
+pub struct Session {
+    system: System,
+}
+
+impl Session {
+    pub fn new(setup: ConsumerSetup) -> Result<Session, String> {
+        let system = System::new(ConsumerConfig {
+            ordering: setup.ordering,
+            support_v2: setup.support_v2,
+        })
+        .map_err(stop_message)?;
+        Ok(Session { system })
+    }
+
+    /// A session on the two database files in `dir`, shared with other real processes (the CLI's workers).
+    pub fn open_files(
+        setup: ConsumerSetup,
+        dir: &std::path::Path,
+        store: protocol::db::Store,
+    ) -> Result<Session, String> {
+        let config = ConsumerConfig {
+            ordering: setup.ordering,
+            support_v2: setup.support_v2,
+        };
+        let system = System::open_files(dir, store, config).map_err(stop_message)?;
+        Ok(Session { system })
+    }
+
+    /// Reaching an armed boundary ends the process with `hook` (see [`System::set_exit_hook`]).
+    pub fn set_exit_hook(&mut self, hook: protocol::db::ExitHook) {
+        self.system.set_exit_hook(hook);
+    }
+
+    /// Logs every statement each step runs into its report (the UI's SQL panel).
+    pub fn set_sql_logging(&mut self, on: bool) {
+        self.system.set_logging(on);
+    }
+
+    pub fn support_v2(&self) -> bool {
+        self.system.config.support_v2
+    }
+
+    pub fn ordering(&self) -> Ordering {
+        self.system.config.ordering
+    }
+
+    /// Runs one step. Never panics and never fails: every outcome, an SQL error included, is a report.
+    pub fn step(&mut self, step: &Step) -> StepReport {
+        let crash_at = step.crash_at();
+        let mut report = self.run(step, crash_at);
+        // Not reached: the step ended otherwise, or (the unsafe dual write) by its own exit before the boundary.
+        if crash_at.is_some() && report.boundary != crash_at {
+            report.crash = Some(CrashMark::NotReached);
+        }
+        report.sql = self.system.take_sql_log();
+        report.passed = self.system.take_passed();
+        report
+    }
+
+    fn run(&mut self, step: &Step, crash_at: Option<Boundary>) -> StepReport {
+        let op = step.op();
+        let sys = &mut self.system;
+        match step {
+            Step::Advance(w) | Step::UnsafeDualWrite(w) => {
+                let t = match w.transition() {
+                    Ok(t) => t,
+                    Err(message) => return rejected(op, message),
+                };
+                let unsafe_write = matches!(step, Step::UnsafeDualWrite(_));
+                let r = sys.run(crash_at, |s| {
+                    if unsafe_write {
+                        s.unsafe_dual_write(&t)
+                    } else {
+                        s.advance(&t)
+                    }
+                });
+                finish(op, r.map(|a| StepReport::new(op, a.into())))
+            }
+            Step::Relay { event_id, .. } => {
+                let r = sys.run(crash_at, |s| s.relay(event_id.as_deref()));
+                finish(
+                    op,
+                    r.map(|sent| match sent {
+                        None => StepReport::new(op, Outcome::IDLE),
+                        Some((id, result)) => {
+                            let mut rep = StepReport::new(op, result.outcome());
+                            rep.relayed = Some(id);
+                            rep
+                        }
+                    }),
+                )
+            }
+            Step::Receive { event, .. } => {
+                let r = sys.run(crash_at, |s| s.receive(event));
+                finish(
+                    op,
+                    r.map(|result| {
+                        let mut rep = StepReport::new(op, result.outcome());
+                        if let ReceiveResult::Rejected(message) = result {
+                            rep.message =
+                                Some(format!("event refused at the transport: {message}"));
+                        }
+                        rep
+                    }),
+                )
+            }
+            Step::Apply { flow, .. } => {
+                let r = sys.run(crash_at, |s| s.apply(flow));
+                finish(
+                    op,
+                    r.map(|a| {
+                        let mut rep = StepReport::new(op, a.into());
+                        rep.applied = usize::from(a == ApplyResult::Applied);
+                        rep
+                    }),
+                )
+            }
+            Step::ProcessAll { limit, .. } => {
+                let limit = limit
+                    .map(|l| l.clamp(1, MAX_PROCESS_LIMIT) as u32)
+                    .unwrap_or(DEFAULT_PROCESS_LIMIT);
+                let r = sys.run(crash_at, |s| s.process_all(limit));
+                finish(
+                    op,
+                    r.map(|p| {
+                        let mut rep = StepReport::new(op, Outcome::ProcessAll { done: p.done });
+                        rep.flows = Some(p.flows);
+                        rep.applied = p.applied;
+                        rep
+                    }),
+                )
+            }
+            Step::SetSupportV2 { on } => {
+                sys.config.support_v2 = *on;
+                StepReport::new(op, Outcome::Ok)
+            }
+            Step::InjectFault { target } => finish(
+                op,
+                sys.inject_fault(*target)
+                    .map(|()| StepReport::new(op, Outcome::Ok)),
+            ),
+            Step::ClearFault { target } => finish(
+                op,
+                sys.clear_fault(*target)
+                    .map(|()| StepReport::new(op, Outcome::Ok)),
+            ),
+        }
+    }
+
+    /// Starts over on empty databases with `setup`, reusing the connections.
+    pub fn reset(&mut self, setup: ConsumerSetup) -> Result<(), String> {
+        self.system
+            .wipe(ConsumerConfig {
+                ordering: setup.ordering,
+                support_v2: setup.support_v2,
+            })
+            .map_err(stop_message)
+    }
+
+    /// Restores both databases to `snapshot`'s rows directly (see [`System::load`]).
+    pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), String> {
+        self.system.load(snapshot).map_err(stop_message)
+    }
+
+    /// Changes the committed rows from `from` to `to` (see [`System::load_changes`]).
+    pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), String> {
+        self.system.load_changes(from, to).map_err(stop_message)
+    }
+
+    /// See [`System::set_quick_restart`].
+    pub fn set_quick_restart(&mut self, on: bool) {
+        self.system.set_quick_restart(on);
+    }
+
+    /// Both databases' committed rows without their bodies (what a fingerprint reads).
+    pub fn rows_without_bodies(&self) -> Result<Snapshot, String> {
+        self.system.rows_without_bodies().map_err(stop_message)
+    }
+
+    /// The invariant over the committed consumer tables.
+    pub fn check_invariant(&self) -> Result<Invariant, String> {
+        let view = self.system.consumer_view().map_err(stop_message)?;
+        Ok(protocol::invariant::check(&view))
+    }
+
+    /// Both databases' committed tables.
+    pub fn snapshot(&self) -> Result<Snapshot, String> {
+        self.system.snapshot().map_err(stop_message)
+    }
+
+    /// The result document for `steps` run so far.
+    pub fn result(&self, steps: Vec<StepReport>) -> Result<ResultDoc, String> {
+        Ok(ResultDoc::new(steps, self.snapshot()?))
+    }
+}
+
+fn rejected(op: Op, message: String) -> StepReport {
+    let mut rep = StepReport::new(op, Outcome::Rejected);
+    rep.message = Some(message);
+    rep
+}
+
+fn finish(op: Op, r: Result<StepReport, Stop>) -> StepReport {
+    match r {
+        Ok(rep) => rep,
+        Err(Stop::Crash(boundary)) => {
+            let mut rep = StepReport::new(op, Outcome::Crashed);
+            rep.boundary = Some(boundary);
+            rep
+        }
+        Err(Stop::UnsafeExit) => {
+            let mut rep = StepReport::new(op, Outcome::Crashed);
+            rep.message = Some(
+                "the state change was committed alone; the process exited before writing the outbox".into(),
+            );
+            rep
+        }
+        Err(Stop::Sql(message)) => {
+            let mut rep = StepReport::new(op, Outcome::SqlError);
+            rep.message = Some(message);
+            rep
+        }
+        // Only real files shared by real processes answer this (never a trace on the page's databases).
+        Err(Stop::Busy(message)) => {
+            let mut rep = StepReport::new(op, Outcome::Busy);
+            rep.message = Some(message);
+            rep
+        }
+    }
+}
+
+fn stop_message(stop: Stop) -> String {
+    match stop {
+        Stop::Sql(m) | Stop::Busy(m) => m,
+        Stop::Crash(b) => format!("crashed at {b}"),
+        Stop::UnsafeExit => "crashed".into(),
+    }
+}
+
+/// Replays a validated trace on fresh databases and returns the result document.
+pub fn replay(trace: &Trace) -> Result<ResultDoc, String> {
+    let mut session = Session::new(trace.consumer)?;
+    let reports = trace.steps.iter().map(|s| session.step(s)).collect();
+    session.result(reports)
+}
+
+/// Parses, validates and replays trace text: the CLI's `replay`.
+pub fn replay_text(text: &str) -> Result<ResultDoc, TraceError> {
+    let trace = super::parse(text)?;
+    replay(&trace).map_err(|m| TraceError(format!("the databases failed: {m}")))
+}

@@ -1,0 +1,309 @@
+//! The playground's façade as the page drives it: commands in, the tables, the wire and the log out. Native
+//! only: the façade is plain Rust over the same engine the wasm32 core tests exercise in Chromium.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_core::playground::{Command, Notice, Playground, Replay};
+use outbox_core::protocol::{Boundary, Outcome};
+use outbox_core::trace::{ConsumerSetup, Step, Trace};
+
+fn fresh() -> Playground {
+    Playground::new(ConsumerSetup::default()).expect("in-memory databases open")
+}
+
+fn lane(pg: &Playground) -> Vec<&str> {
+    pg.lane.iter().map(|c| c.event_id.as_str()).collect()
+}
+
+fn results(pg: &Playground) -> Vec<Outcome> {
+    pg.entries[..pg.pos]
+        .iter()
+        .map(|e| e.report.result)
+        .collect()
+}
+
+fn effects(pg: &Playground) -> Vec<&str> {
+    pg.snapshot
+        .consumer
+        .effect
+        .iter()
+        .map(|e| e.event_id.as_str())
+        .collect()
+}
+
+/// A1–A3 produced, delivered in order and applied: nine steps.
+fn happy(pg: &mut Playground) {
+    for _ in 0..3 {
+        pg.apply(Command::Advance("A".into()));
+    }
+    pg.apply(Command::DeliverAll);
+    pg.apply(Command::ProcessAll);
+}
+
+fn long_trace(flows: usize) -> Trace {
+    let mut steps = Vec::new();
+    for f in 0..flows {
+        let flow = format!("F{f}");
+        for (n, kind) in ["reserved", "confirmed", "released"]
+            .into_iter()
+            .enumerate()
+        {
+            steps.push(Step::advance(
+                &flow,
+                &format!("{flow}.{}", n + 1),
+                n as i64,
+                kind,
+                1,
+            ));
+            steps.push(Step::relay(None));
+        }
+    }
+    steps.push(Step::process_all(None));
+    Trace::new(ConsumerSetup::default(), steps)
+}
+
+#[test]
+fn advancing_puts_a_card_on_the_wire_and_delivering_takes_it_off() {
+    let mut pg = fresh();
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::Advance("A".into()));
+    assert_eq!(lane(&pg), ["A1", "A2"]);
+    assert_eq!(results(&pg), [Outcome::COMMITTED, Outcome::COMMITTED]);
+    pg.apply(Command::DeliverNext);
+    assert_eq!(lane(&pg), ["A2"]);
+    assert_eq!(pg.last().unwrap().report.result, Outcome::ACCEPTED);
+    assert_eq!(pg.snapshot.consumer.inbox.len(), 1);
+}
+
+#[test]
+fn the_article_arrival_order_312_waits_at_the_gap_then_applies_in_order() {
+    let mut pg = fresh();
+    pg.apply(Command::Order("312"));
+    assert_eq!(lane(&pg), ["A3", "A1", "A2"]);
+    pg.apply(Command::DeliverNext);
+    pg.apply(Command::Apply("A".into()));
+    assert_eq!(pg.last().unwrap().report.result, Outcome::GAP);
+    pg.apply(Command::DeliverAll);
+    pg.apply(Command::ProcessAll);
+    assert_eq!(effects(&pg), ["A1", "A2", "A3"]);
+    assert!(pg.invariant.holds);
+}
+
+#[test]
+fn a_crash_takes_the_process_down_and_restart_resends_what_was_not_accepted() {
+    let mut pg = fresh();
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::Arm(Some(Boundary::ReceiveAfterCommit)));
+    pg.apply(Command::DeliverNext);
+    let last = &pg.last().unwrap().report;
+    assert_eq!(
+        (last.result, last.boundary),
+        (Outcome::Crashed, Some(Boundary::ReceiveAfterCommit))
+    );
+    assert_eq!(pg.down, Some(Some(Boundary::ReceiveAfterCommit)));
+    assert_eq!(pg.armed, None, "a crash disarms");
+    // The inbox committed the row, the relay never marked it accepted: the card stays for the resend.
+    assert_eq!(lane(&pg), ["A1"]);
+    pg.apply(Command::Restart);
+    assert_eq!(
+        pg.notice,
+        Some(Notice::Restarted(Some(Boundary::ReceiveAfterCommit)))
+    );
+    assert_eq!(pg.down, None);
+    pg.apply(Command::DeliverNext);
+    assert_eq!(pg.last().unwrap().report.result.to_string(), "duplicate");
+    pg.apply(Command::ProcessAll);
+    assert_eq!(effects(&pg), ["A1"]);
+}
+
+#[test]
+fn restart_after_the_producer_died_after_committing_puts_the_row_on_the_wire() {
+    let mut pg = fresh();
+    pg.apply(Command::Arm(Some(Boundary::ProducerAfterCommit)));
+    pg.apply(Command::Advance("A".into()));
+    assert_eq!(pg.last().unwrap().report.result, Outcome::Crashed);
+    assert!(lane(&pg).is_empty(), "the card never reached the wire");
+    pg.apply(Command::Restart);
+    assert_eq!(
+        lane(&pg),
+        ["A1"],
+        "the restarted relay reads the outbox again"
+    );
+    pg.apply(Command::Restart);
+    assert_eq!(pg.notice, Some(Notice::CleanRestart));
+    assert_eq!(lane(&pg), ["A1"], "no second card for the same row");
+}
+
+#[test]
+fn time_travel_back_shows_the_tables_then_and_forward_again_restores_them() {
+    let mut pg = fresh();
+    happy(&mut pg);
+    let end = pg.entries.len();
+    assert_eq!(effects(&pg), ["A1", "A2", "A3"]);
+    pg.apply(Command::Seek(3));
+    assert_eq!(pg.pos, 3);
+    assert_eq!(pg.entries.len(), end, "the future stays for going forward");
+    assert!(effects(&pg).is_empty());
+    assert_eq!(
+        lane(&pg),
+        ["A1", "A2", "A3"],
+        "the wire holds what the relay would still send"
+    );
+    pg.apply(Command::Seek(end));
+    assert_eq!(pg.pos, end);
+    assert_eq!(effects(&pg), ["A1", "A2", "A3"]);
+    assert!(lane(&pg).is_empty());
+}
+
+#[test]
+fn acting_from_the_past_starts_a_new_branch() {
+    let mut pg = fresh();
+    happy(&mut pg);
+    pg.apply(Command::Seek(2));
+    pg.apply(Command::Apply("A".into()));
+    assert_eq!(pg.entries.len(), 3, "the old future is cut off");
+    assert_eq!(pg.pos, 3);
+    assert_eq!(pg.last().unwrap().report.result, Outcome::IDLE);
+    assert_eq!(pg.trace().steps.len(), 3);
+}
+
+#[test]
+fn a_sliced_load_runs_step_by_step_and_a_dropped_one_changes_nothing() {
+    let mut pg = fresh();
+    pg.apply(Command::Advance("A".into()));
+    let trace = long_trace(80);
+    let mut loader = pg.loader(trace.clone()).unwrap();
+    let mut slices = 0;
+    while !loader.step_once().unwrap() {
+        slices += 1;
+    }
+    assert_eq!(slices, trace.steps.len() - 1);
+    assert_eq!(loader.progress(), (trace.steps.len(), trace.steps.len()));
+    let loaded = loader.finish().over(&pg);
+    assert_eq!(loaded.entries.len(), trace.steps.len());
+    assert_eq!(loaded.snapshot.consumer.effect.len(), 240);
+    assert!(loaded.flows.iter().any(|f| f == "F79"));
+
+    // Cancelled half-way: the live playground is untouched.
+    let mut cancelled = pg.loader(trace).unwrap();
+    for _ in 0..100 {
+        cancelled.step_once().unwrap();
+    }
+    drop(cancelled);
+    assert_eq!(pg.entries.len(), 1);
+    assert_eq!(lane(&pg), ["A1"]);
+    pg.apply(Command::DeliverNext);
+    assert_eq!(
+        pg.last().unwrap().report.result,
+        Outcome::ACCEPTED,
+        "the live session still runs"
+    );
+}
+
+#[test]
+fn settings_changed_during_a_sliced_replay_survive_it() {
+    let mut live = fresh();
+    let mut loader = live.loader(long_trace(40)).unwrap();
+    loader.step_once().unwrap();
+    // Meanwhile the reader arms a crash, switches schema 2 on and adds flow B.
+    live.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
+    live.apply(Command::SetSchema2(true));
+    live.apply(Command::AddFlow("B".into()));
+    while !loader.step_once().unwrap() {}
+    let pg = loader.finish().over(&live);
+    assert_eq!(pg.armed, Some(Boundary::ApplyAfterEffect));
+    assert!(pg.schema2);
+    assert!(pg.flows.iter().any(|f| f == "B"));
+    assert!(
+        pg.flows.iter().any(|f| f == "F0"),
+        "the replay's own flows stay"
+    );
+
+    // Time travel too.
+    let mut live = fresh();
+    happy(&mut live);
+    let mut seeker = live.seeker(1, false).unwrap();
+    live.apply(Command::Arm(Some(Boundary::RelayAfterMark)));
+    while !seeker.step_once().unwrap() {}
+    let pg = seeker.finish().over(&live);
+    assert_eq!(pg.pos, 1);
+    assert_eq!(pg.armed, Some(Boundary::RelayAfterMark));
+}
+
+#[test]
+fn a_load_leaves_settings_nobody_touched_as_a_load_always_did() {
+    let mut pg = fresh();
+    pg.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
+    pg.apply(Command::SetSchema2(true));
+    pg.apply(Command::Load(Box::new(long_trace(1))));
+    assert_eq!(pg.armed, None, "a loaded trace starts unarmed");
+    assert!(
+        pg.schema2,
+        "the schema switch is the reader's, not the trace's"
+    );
+    assert_eq!(pg.entries.len(), 7);
+}
+
+#[test]
+fn presets_compare_the_live_result_with_the_article() {
+    let mut pg = fresh();
+    for index in 0..outbox_core::experiments::ALL.len() {
+        pg.apply(Command::LoadPreset(index));
+        let preset = pg.preset.clone().expect("a preset loads");
+        assert!(
+            preset.ok,
+            "experiment {}: {:?}",
+            index + 1,
+            preset.mismatches
+        );
+        assert_eq!(preset.expected, preset.got);
+        assert!(pg.pos > 0 && pg.pos == pg.entries.len());
+    }
+    pg.apply(Command::LoadPreset(99));
+    assert_eq!(
+        pg.notice,
+        Some(Notice::Error("there is no experiment 100".into()))
+    );
+}
+
+#[test]
+fn the_wire_can_be_reordered_duplicated_and_pruned_without_touching_the_databases() {
+    let mut pg = fresh();
+    for _ in 0..3 {
+        pg.apply(Command::Advance("A".into()));
+    }
+    let steps = pg.entries.len();
+    pg.apply(Command::MoveCard { from: 2, to: 0 });
+    assert_eq!(lane(&pg), ["A3", "A1", "A2"]);
+    pg.apply(Command::DuplicateCard(0));
+    assert_eq!(lane(&pg), ["A3", "A3", "A1", "A2"]);
+    assert_ne!(pg.lane[0].key, pg.lane[1].key, "a resend is its own card");
+    pg.apply(Command::RemoveCard(3));
+    pg.apply(Command::MoveCard { from: 9, to: 0 });
+    pg.apply(Command::RemoveCard(9));
+    assert_eq!(lane(&pg), ["A3", "A3", "A1"]);
+    assert_eq!(pg.entries.len(), steps);
+    for c in [
+        Command::MoveCard { from: 0, to: 1 },
+        Command::DuplicateCard(0),
+        Command::Arm(None),
+    ] {
+        assert!(!c.touches_db());
+    }
+    assert!(Command::DeliverNext.touches_db());
+}
+
+#[test]
+fn reset_and_a_consumer_switch_start_over_keeping_the_reader_s_flows() {
+    let mut pg = fresh();
+    pg.apply(Command::AddFlow("B".into()));
+    happy(&mut pg);
+    pg.apply(Command::SetMode(
+        outbox_core::protocol::Ordering::GreaterThan,
+    ));
+    assert!(pg.entries.is_empty());
+    assert_eq!(pg.ordering(), outbox_core::protocol::Ordering::GreaterThan);
+    assert_eq!(pg.flows, ["A", "B"]);
+    pg.apply(Command::Reset);
+    assert_eq!(pg.ordering(), outbox_core::protocol::Ordering::GreaterThan);
+    assert!(pg.snapshot.producer.flow.is_empty());
+}
