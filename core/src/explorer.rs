@@ -149,11 +149,13 @@ pub struct Planner {
 
 impl Planner {
     pub fn new(orderings: &[Ordering], extended: bool) -> Planner {
-        let mut todo: Vec<(Ordering, Order)> = orderings
-            .iter()
-            .flat_map(|&ordering| orders(extended).into_iter().map(move |o| (ordering, o)))
-            .collect();
-        todo.reverse();
+        let orders = orders(extended);
+        let mut todo = Vec::new();
+        for &ordering in orderings.iter().rev() {
+            for order in orders.iter().rev() {
+                todo.push((ordering, order.clone()));
+            }
+        }
         Planner {
             todo,
             session: None,

@@ -4,21 +4,14 @@
 
 /// What every `words!` enum offers generic code (the JSON field reader, the i18n test): its variants and words.
 pub trait Word: Copy + 'static {
+    /// Every variant, in declaration order.
     fn all() -> &'static [Self];
-    fn word(self) -> &'static str;
+    /// Every word, in the same order.
+    fn names() -> &'static [&'static str];
 
     /// The words as a message lists them: `` `a`, `b`, `c` ``.
     fn listed() -> String {
-        let mut out = String::new();
-        for (i, v) in Self::all().iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push('`');
-            out.push_str(v.word());
-            out.push('`');
-        }
-        out
+        crate::json::quoted_list(Self::names())
     }
 }
 
@@ -34,6 +27,8 @@ macro_rules! words {
         impl $name {
             /// Every variant, in declaration order (`ALL[v as usize] == v`).
             pub const ALL: [$name; [$($word),+].len()] = [$($name::$variant),+];
+            /// Every word, in the same order.
+            pub const NAMES: [&'static str; [$($word),+].len()] = [$($word),+];
 
             /// The word TRACE.md / CHECKER.md spell it with.
             pub fn name(self) -> &'static str {
@@ -50,8 +45,8 @@ macro_rules! words {
             fn all() -> &'static [$name] {
                 &$name::ALL
             }
-            fn word(self) -> &'static str {
-                self.name()
+            fn names() -> &'static [&'static str] {
+                &$name::NAMES
             }
         }
 

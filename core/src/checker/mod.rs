@@ -3,12 +3,14 @@
 //! SQLite. It proves that the properties hold in every reachable state, or returns the shortest history that
 //! breaks one, as a trace the player and `experiments replay` reproduce. Plain Rust: natively and in wasm32.
 
+pub mod actions;
 pub mod config;
 pub mod properties;
 pub mod report;
 pub mod search;
 pub mod state;
 
+pub use actions::{actions, Action, Move};
 pub use config::Config;
 pub use properties::{Property, Violation};
 pub use report::{Finding, Outcome};

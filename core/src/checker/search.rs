@@ -3,55 +3,13 @@
 //! one TRACE.md step run by the one engine, [`Session`]. The search runs in slices (`run(budget)`), so the page
 //! can yield between them; natively, several searches of one level run on threads.
 
-use super::config::{Config, Ev};
+use super::actions::{actions, Action, Move};
+use super::config::Config;
 use super::properties::{self, Property, Violation};
 use super::state::State;
-use crate::protocol::{Boundary, WriteMode};
-use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
+use crate::protocol::Boundary;
+use crate::trace::{ConsumerSetup, Session, StepReport, Trace};
 use std::collections::HashSet;
-
-/// One action of CHECKER.md's list, on a state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Produce the flow's next event.
-    Advance(Ev),
-    /// The same, the article's unsafe way (a process exit after the state commit).
-    UnsafeDualWrite(Ev),
-    /// Relay an unaccepted outbox row.
-    Relay(Ev),
-    /// Relay a row already accepted: the network repeats a message.
-    Resend(Ev),
-    /// One apply attempt on a flow.
-    Apply(u8),
-}
-
-/// An action and the boundary at which its process exits, if any.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Move {
-    pub action: Action,
-    pub crash: Option<Boundary>,
-}
-
-impl Move {
-    pub fn step(&self, config: &Config) -> Step {
-        let step = match self.action {
-            Action::Advance(ev) => config.advance(ev),
-            Action::UnsafeDualWrite(ev) => config.advance(ev).into_unsafe_dual_write(),
-            Action::Relay(ev) | Action::Resend(ev) => Step::relay(Some(ev.id())),
-            Action::Apply(flow) => Step::apply(super::config::FLOW_IDS[flow as usize]),
-        };
-        step.with_crash_at(self.crash)
-    }
-
-    /// What the move spends: `(resends, crashes)`.
-    fn cost(&self) -> (u8, u8) {
-        match (self.action, self.crash) {
-            (Action::Resend(_), _) => (1, 0),
-            (Action::UnsafeDualWrite(_), _) | (_, Some(_)) => (0, 1),
-            _ => (0, 0),
-        }
-    }
-}
 
 /// CHECKER.md's "What a run reports" (elapsed time is the caller's: the core has no clock on every target).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,39 +44,6 @@ impl Verdict {
             Verdict::Violated(_) => "violated",
         }
     }
-}
-
-/// The actions from `s`, in CHECKER.md's order, without their crash variants.
-pub fn actions(config: &Config, s: &State) -> Vec<Action> {
-    let mut out = Vec::new();
-    for flow in 0..config.flows {
-        let seq = s.flow_seq(flow);
-        if seq < config.events {
-            let ev = Ev { flow, seq: seq + 1 };
-            out.push(Action::Advance(ev));
-            if config.producer == WriteMode::UnsafeDualWrite && s.crashes_used < config.crashes {
-                out.push(Action::UnsafeDualWrite(ev));
-            }
-        }
-    }
-    out.extend(
-        s.outbox
-            .iter()
-            .filter(|(_, a)| !a)
-            .map(|(ev, _)| Action::Relay(*ev)),
-    );
-    if s.resends_used < config.resends {
-        out.extend(
-            s.outbox
-                .iter()
-                .filter(|(_, a)| *a)
-                .map(|(ev, _)| Action::Resend(*ev)),
-        );
-    }
-    let mut flows: Vec<u8> = s.inbox.iter().map(|r| r.ev.flow).collect();
-    flows.dedup();
-    out.extend(flows.into_iter().map(Action::Apply));
-    out
 }
 
 /// Runs moves on one pair of databases: enter a state, run a step, read the state it leads to.

@@ -20,12 +20,13 @@ pub trait Replay {
     fn finish(self) -> Replayed;
 }
 
-/// The reader's settings that shape the next step but are not part of the trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The reader's settings that shape the next step but are not part of the trace. Flows are only ever added,
+/// so how many there were says which were added since.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Settings {
     armed: Option<crate::protocol::Boundary>,
     schema2: bool,
-    flows: Vec<String>,
+    flows: usize,
 }
 
 impl Settings {
@@ -33,7 +34,7 @@ impl Settings {
         Settings {
             armed: pg.armed,
             schema2: pg.schema2,
-            flows: pg.flows.clone(),
+            flows: pg.flows.len(),
         }
     }
 }
@@ -55,7 +56,7 @@ impl Replayed {
         if live.schema2 != base.schema2 {
             pg.schema2 = live.schema2;
         }
-        for flow in live.flows.iter().filter(|f| !base.flows.contains(f)) {
+        for flow in live.flows.iter().skip(base.flows) {
             pg.add_flow(flow);
         }
         pg

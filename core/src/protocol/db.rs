@@ -41,9 +41,26 @@ pub enum Stop {
 impl From<rusqlite::Error> for Stop {
     fn from(e: rusqlite::Error) -> Self {
         match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy) => Stop::Busy(e.to_string()),
-            _ => Stop::Sql(e.to_string()),
+            Some(rusqlite::ErrorCode::DatabaseBusy) => Stop::Busy(sql_message(&e)),
+            _ => Stop::Sql(sql_message(&e)),
         }
+    }
+}
+
+/// What the reader is told when SQLite refuses a statement: SQLite's own message (a trigger's `RAISE`, a
+/// constraint). rusqlite's other errors (a column read as the wrong type) would be the program's bugs, never the
+/// reader's doing: natively they print in full; the page names only that it happened, which keeps rusqlite's
+/// error formatting out of its module (1 KB, gzip).
+fn sql_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
+        rusqlite::Error::SqliteFailure(code, None) => {
+            format!("SQLite error {}", code.extended_code)
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        other => other.to_string(),
+        #[cfg(target_arch = "wasm32")]
+        _ => "the SQLite layer failed unexpectedly (a bug in the playground)".into(),
     }
 }
 

@@ -1,0 +1,353 @@
+//! The committed tables of both databases: the rows a session shows and the checker fingerprints, read back
+//! after every step, and written back directly when the page travels in time or the explorer starts over.
+
+use super::{FaultTarget, System};
+use crate::protocol::consumer::ConsumerConfig;
+use crate::protocol::db::Stop;
+use rusqlite::Connection;
+use serde::Serialize;
+
+impl System {
+    /// Empties both databases (rows and fault triggers): a fresh session without the cost of creating databases
+    /// and schemas again (the explorer runs hundreds of sessions). An idle process keeps its connections (they
+    /// hold no state of the old session, and reopening costs a schema parse each); one with a transaction open
+    /// is restarted.
+    pub fn wipe(&mut self, config: ConsumerConfig) -> Result<(), Stop> {
+        for sql in ["DELETE FROM flow", "DELETE FROM outbox"] {
+            self.producer_disk.prepare_cached(sql)?.execute([])?;
+        }
+        for sql in [
+            "DELETE FROM inbox",
+            "DELETE FROM projection",
+            "DELETE FROM effect",
+        ] {
+            self.consumer_disk.prepare_cached(sql)?.execute([])?;
+        }
+        // Only a session that injected a fault has a trigger to drop: dropping one changes the schema, which
+        // every connection would then parse again.
+        if self.faults {
+            for (disk, target) in [
+                (&self.producer_disk, FaultTarget::OutboxInsert),
+                (&self.consumer_disk, FaultTarget::EffectInsert),
+            ] {
+                disk.execute_batch(&format!("DROP TRIGGER IF EXISTS fault_{}", target.name()))?;
+            }
+            self.faults = false;
+        }
+        self.config = config;
+        self.settle()?;
+        self.take_sql_log();
+        self.take_passed();
+        Ok(())
+    }
+
+    /// A process with no transaction open and nothing armed or remembered: an idle one keeps its connections
+    /// (they hold no state, and reopening costs a schema parse each); one with a transaction open restarts.
+    fn settle(&mut self) -> Result<(), Stop> {
+        if self.process.producer.is_idle() && self.process.consumer.is_idle() {
+            self.process.producer.clear();
+            self.process.consumer.clear();
+            Ok(())
+        } else {
+            self.restart()
+        }
+    }
+
+    /// Replaces both databases' rows with `snapshot`'s, as if they had been committed: a state restored
+    /// directly, without replaying the history that led to it (the checker expands each state this way).
+    /// Effects are inserted in the order given, so "written order" survives. The process is fresh.
+    pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), Stop> {
+        let now = self.snapshot()?;
+        self.load_changes(&now, snapshot)
+    }
+
+    /// Changes the committed rows from `from` (what the databases hold now) to `to`, row by row: only what
+    /// differs is written. Much cheaper than [`System::load`] when two states differ in a row or two.
+    pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), Stop> {
+        self.settle()?;
+        let (fp, tp) = (&from.producer, &to.producer);
+        let (fc, tc) = (&from.consumer, &to.consumer);
+        let p = &self.producer_disk;
+        let c = &self.consumer_disk;
+        sync(
+            p,
+            &fp.flow,
+            &tp.flow,
+            |r| &r.flow_id,
+            "DELETE FROM flow WHERE flow_id=?",
+            |r| {
+                p.prepare_cached(
+                    "INSERT OR REPLACE INTO flow(flow_id, seq, state, amount) VALUES(?, ?, ?, ?)",
+                )?
+                .execute(rusqlite::params![r.flow_id, r.seq, r.state, r.amount])
+            },
+        )?;
+        sync(
+            p,
+            &fp.outbox,
+            &tp.outbox,
+            |r| &r.event_id,
+            "DELETE FROM outbox WHERE event_id=?",
+            |r| {
+                p.prepare_cached(
+                "INSERT OR REPLACE INTO outbox(event_id, flow_id, seq, body, accepted) VALUES(?, ?, ?, ?, ?)",
+            )?
+            .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.accepted])
+            },
+        )?;
+        sync(
+            c,
+            &fc.inbox,
+            &tc.inbox,
+            |r| &r.event_id,
+            "DELETE FROM inbox WHERE event_id=?",
+            |r| {
+                c.prepare_cached(
+                "INSERT OR REPLACE INTO inbox(event_id, flow_id, seq, body, state, reason) VALUES(?, ?, ?, ?, ?, ?)",
+            )?
+            .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.state, r.reason])
+            },
+        )?;
+        sync(
+            c,
+            &fc.projection,
+            &tc.projection,
+            |r| &r.flow_id,
+            "DELETE FROM projection WHERE flow_id=?",
+            |r| {
+                c.prepare_cached(
+                "INSERT OR REPLACE INTO projection(flow_id, last_seq, state, held) VALUES(?, ?, ?, ?)",
+            )?
+            .execute(rusqlite::params![r.flow_id, r.last_seq, r.state, r.held])
+            },
+        )?;
+        // The effect log is ordered: keep the common prefix, rewrite the rest in order.
+        let same = fc
+            .effect
+            .iter()
+            .zip(&tc.effect)
+            .take_while(|(a, b)| a == b)
+            .count();
+        for r in &fc.effect[same..] {
+            c.prepare_cached("DELETE FROM effect WHERE event_id=?")?
+                .execute([&r.event_id])?;
+        }
+        for r in &tc.effect[same..] {
+            c.prepare_cached(
+                "INSERT INTO effect(event_id, flow_id, seq, kind, held) VALUES(?, ?, ?, ?, ?)",
+            )?
+            .execute(rusqlite::params![
+                r.event_id, r.flow_id, r.seq, r.kind, r.held
+            ])?;
+        }
+        self.take_sql_log();
+        Ok(())
+    }
+
+    /// The consumer's committed tables only, bodies left out: all the invariant reads. The producer tables come
+    /// back empty, so this is for checking, never for display.
+    pub fn consumer_view(&self) -> Result<Snapshot, Stop> {
+        Ok(Snapshot {
+            producer: ProducerTables {
+                flow: Vec::new(),
+                outbox: Vec::new(),
+            },
+            consumer: self.consumer_tables(false)?,
+        })
+    }
+
+    fn consumer_tables(&self, bodies: bool) -> Result<ConsumerTables, Stop> {
+        let c = &self.consumer_disk;
+        let inbox_sql = if bodies {
+            "SELECT event_id, flow_id, seq, state, reason, body FROM inbox ORDER BY event_id"
+        } else {
+            "SELECT event_id, flow_id, seq, state, reason, '' FROM inbox ORDER BY event_id"
+        };
+        let inbox = rows(c, inbox_sql, |r| {
+            Ok(InboxRow {
+                event_id: r.get(0)?,
+                flow_id: r.get(1)?,
+                seq: r.get(2)?,
+                state: r.get(3)?,
+                reason: r.get(4)?,
+                body: r.get(5)?,
+            })
+        })?;
+        let projection = rows(
+            c,
+            "SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id",
+            |r| {
+                Ok(ProjectionRow {
+                    flow_id: r.get(0)?,
+                    last_seq: r.get(1)?,
+                    state: r.get(2)?,
+                    held: r.get(3)?,
+                })
+            },
+        )?;
+        let effect = rows(
+            c,
+            "SELECT event_id, flow_id, seq, kind, held FROM effect ORDER BY id",
+            |r| {
+                Ok(EffectRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    kind: r.get(3)?,
+                    held: r.get(4)?,
+                })
+            },
+        )?;
+        Ok(ConsumerTables {
+            support_v2: self.config.support_v2,
+            inbox,
+            projection,
+            effect,
+        })
+    }
+
+    /// Everything committed in both databases, read through the disks (never from a copy kept elsewhere).
+    pub fn snapshot(&self) -> Result<Snapshot, Stop> {
+        self.committed(true)
+    }
+
+    /// The same rows without the bodies (`body` is empty): all a fingerprint reads, at less cost.
+    pub fn rows_without_bodies(&self) -> Result<Snapshot, Stop> {
+        self.committed(false)
+    }
+
+    fn committed(&self, bodies: bool) -> Result<Snapshot, Stop> {
+        let p = &self.producer_disk;
+        let flow = rows(
+            p,
+            "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
+            |r| {
+                Ok(FlowRow {
+                    flow_id: r.get(0)?,
+                    seq: r.get(1)?,
+                    state: r.get(2)?,
+                    amount: r.get(3)?,
+                })
+            },
+        )?;
+        let outbox = rows(
+            p,
+            if bodies {
+                "SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id"
+            } else {
+                "SELECT event_id, flow_id, seq, '', accepted FROM outbox ORDER BY event_id"
+            },
+            |r| {
+                Ok(OutboxRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    body: r.get(3)?,
+                    accepted: r.get(4)?,
+                })
+            },
+        )?;
+        Ok(Snapshot {
+            producer: ProducerTables { flow, outbox },
+            consumer: self.consumer_tables(bodies)?,
+        })
+    }
+}
+
+/// Makes a keyed table hold `to` instead of `from` (both sorted by key): deletes the keys `to` lacks, writes
+/// the rows that are new or differ.
+fn sync<R: PartialEq>(
+    conn: &Connection,
+    from: &[R],
+    to: &[R],
+    key: impl Fn(&R) -> &String,
+    delete: &str,
+    mut write: impl FnMut(&R) -> rusqlite::Result<usize>,
+) -> Result<(), Stop> {
+    for r in from {
+        if !to.iter().any(|t| key(t) == key(r)) {
+            conn.prepare_cached(delete)?.execute([key(r)])?;
+        }
+    }
+    for r in to {
+        if from.iter().find(|f| key(f) == key(r)) != Some(r) {
+            write(r)?;
+        }
+    }
+    Ok(())
+}
+
+fn rows<T>(
+    conn: &Connection,
+    sql: &str,
+    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>, Stop> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let out = stmt.query_map([], map)?.collect::<Result<Vec<T>, _>>()?;
+    Ok(out)
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FlowRow {
+    pub flow_id: String,
+    pub seq: i64,
+    pub state: String,
+    pub amount: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OutboxRow {
+    pub event_id: String,
+    pub flow_id: String,
+    pub seq: i64,
+    pub body: String,
+    pub accepted: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InboxRow {
+    pub event_id: String,
+    pub flow_id: String,
+    pub seq: i64,
+    pub body: String,
+    pub state: String,
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProjectionRow {
+    pub flow_id: String,
+    pub last_seq: i64,
+    pub state: String,
+    pub held: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EffectRow {
+    pub event_id: String,
+    pub flow_id: String,
+    pub seq: i64,
+    pub kind: String,
+    pub held: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProducerTables {
+    pub flow: Vec<FlowRow>,
+    pub outbox: Vec<OutboxRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConsumerTables {
+    pub support_v2: bool,
+    pub inbox: Vec<InboxRow>,
+    pub projection: Vec<ProjectionRow>,
+    pub effect: Vec<EffectRow>,
+}
+
+/// Both databases' committed tables, in the order TRACE.md's result document lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Snapshot {
+    pub producer: ProducerTables,
+    pub consumer: ConsumerTables,
+}
