@@ -1,10 +1,8 @@
 // Debian's Chromium, headless, with no browser download (TOOLCHAIN.md): the launch options the end-to-end tests
 // use (playwright.config.mjs) and, through playwright-core, the benchmark scripts and the screenshots.
 import path from 'node:path';
-import { before, after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -31,18 +29,4 @@ export async function openPage(browser, url, options = {}) {
   await page.goto(url);
   await page.getByTestId('lane').waitFor();
   return page;
-}
-
-/** For a test file: serves dist/ and launches Chromium before its tests, closes both after. */
-export function servedDist() {
-  const env = { server: null, browser: null };
-  before(async () => {
-    env.server = await serve(path.join(ROOT, 'dist'));
-    env.browser = await launch();
-  });
-  after(async () => {
-    await env.browser?.close();
-    await env.server?.close();
-  });
-  return env;
 }
