@@ -1,6 +1,6 @@
 // End-to-end: both languages, keyboard only, touch on a phone, and an axe-core audit of the main views.
 import { createRequire } from 'node:module';
-import { test, expect, took } from './fixtures.mjs';
+import { test, expect, took, stepsTaken } from './fixtures.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const VIEW = { viewport: { width: 1280, height: 900 } };
@@ -99,8 +99,11 @@ test('arrival 3, 1, 2 with the keyboard alone', async ({ dist, open }) => {
     await expect(effectIds(page)).toHaveText(prefix);
   }
   await expect(page.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
+  // [ goes one step back in time: from the end of the history (the idle apply) to the step before it.
+  const n = await stepsTaken(page);
   await page.keyboard.press('[');
-  await expect(page.getByTestId('position')).toHaveText(/after step \d+ of \d+/);
+  await expect(page.getByTestId('position')).toHaveText(`after step ${n - 1} of ${n}`);
+  await expect(page.getByTestId('step-result')).toHaveText('applied');
 });
 
 test('arrival 3, 1, 2 by touch on a phone', async ({ dist, open }) => {
