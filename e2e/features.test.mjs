@@ -128,23 +128,25 @@ const traceOf = (steps, extra = {}) => JSON.stringify({ format: 'outbox-playgrou
 
 test('malformed links and imports each give a message, change nothing and never break the page', async ({ dist, open }, testInfo) => {
   const good = packed(traceOf([{ op: 'advance', flow: 'A', event_id: 'A1', expected_seq: 0, kind: 'reserved', schema: 1, payload: { amount: 3 } }]));
+  // Each input is fixed, so each has one refusal: the part of it that names what is wrong.
   const links = [
-    ['#t=', /empty/],
-    ['#t=!!!!', /not base64url/],
-    ['#t=A', /truncated|middle of a byte/],
-    ['#x=abc', /#t=/],
-    ['#t=AAAAAAAA', /not a packed trace/],
-    [`#t=${good.slice(0, Math.floor(good.length / 2))}`, /not a packed trace|truncated/],
-    [`#t=${good.slice(0, 10)}Z${good.slice(11)}`, /not a packed trace|JSON|step|UTF-8/],
+    ['#t=', /the trace after #t= is empty/],
+    ['#t=!!!!', /character '!' at position 1 is not base64url/],
+    ['#t=A', /the text ends in the middle of a byte \(truncated\?\)/],
+    ['#x=abc', /expected the fragment to start with #t=, got #x=abc/],
+    ['#t=AAAAAAAA', /the data is not a packed trace/],
+    [`#t=${good.slice(0, Math.floor(good.length / 2))}`, /the text ends in the middle of a byte/],
+    [`#t=${good.slice(0, 10)}Z${good.slice(11)}`, /the data is not a packed trace/],
     [`#t=${b64url(zlib.deflateRawSync(Buffer.alloc(3 * 1024 * 1024, 32)))}`, /more than 1048576 bytes/],
-    [`#t=${packed('not json at all')}`, /not valid JSON/],
-    [`#t=${packed('[1,2,3]')}`, /must be a JSON object/],
-    [`#t=${packed('{"format":"outbox-playground-trace/9","steps":[]}')}`, /field `format`/],
+    [`#t=${packed('not json at all')}`, /the trace is not valid JSON/],
+    [`#t=${packed('[1,2,3]')}`, /a trace must be a JSON object, got an array/],
+    [`#t=${packed('{"format":"outbox-playground-trace/9","steps":[]}')}`, /field `format` must be "outbox-playground-trace\/1"/],
     [`#t=${packed(traceOf([{ op: 'apply', flow: 'A B' }]))}`, /step 1 \(apply\): field `flow`/],
-    [`#t=${packed(traceOf(Array(10001).fill({ op: 'relay' })))}`, /10001 steps/],
-    [`#t=${packed(traceOf([{ op: 'relay', crash_at: 'apply.after' }]))}`, /crash_at/],
-    [`#t=${packed(traceOf([{ op: 'advance', flow: 'A', event_id: 'A1', expected_seq: 0, kind: 'reserved', schema: 1, payload: { a: { b: 1 } } }]))}`, /payload/],
-    [`#t=${b64url(zlib.deflateRawSync(Buffer.from([0xff, 0xfe, 0x00, 0x80])))}`, /UTF-8/],
+    [`#t=${packed(traceOf(Array(10001).fill({ op: 'relay' })))}`, /the trace has 10001 steps; at most 10000/],
+    [`#t=${packed(traceOf([{ op: 'relay', crash_at: 'apply.after' }]))}`, /step 1 \(relay\): field `crash_at` must be one of the ten boundaries/],
+    [`#t=${packed(traceOf([{ op: 'advance', flow: 'A', event_id: 'A1', expected_seq: 0, kind: 'reserved', schema: 1, payload: { a: { b: 1 } } }]))}`,
+      /step 1 \(advance\): field `payload`/],
+    [`#t=${b64url(zlib.deflateRawSync(Buffer.from([0xff, 0xfe, 0x00, 0x80])))}`, /not UTF-8/],
   ];
   const page = await open(dist.url, VIEW);
   const notice = page.getByTestId('notice');
@@ -153,6 +155,8 @@ test('malformed links and imports each give a message, change nothing and never 
       await page.goto('about:blank'); // a fresh open of the link, not a fragment change on the open page
       await page.goto(dist.url + hash);
       await expect(page.getByTestId('lane')).toBeVisible();
+      // The refusal is the link's, on the page that just opened.
+      await expect(notice).toHaveText(/^Nothing was changed: the link: /);
       await expect(notice).toHaveText(want);
       // The page stays on the default scenario and works.
       await expect(position(page)).toHaveText('after step 0 of 0');
@@ -160,12 +164,12 @@ test('malformed links and imports each give a message, change nothing and never 
     });
   }
   const imports = [
-    ['not json', /not valid JSON/],
+    ['not json', /the trace is not valid JSON/],
     ['{}', /missing field `format`/],
-    ['[1,2]', /must be a JSON object/],
-    [traceOf([{ op: 'apply', flow: '<img src=x onerror=alert(1)>' }]), /field `flow`/],
-    [traceOf([{ op: 'fly' }]), /unknown variant `fly`/],
-    ['https://example.invalid/#t=%%%', /not base64url/],
+    ['[1,2]', /a trace must be a JSON object, got an array/],
+    [traceOf([{ op: 'apply', flow: '<img src=x onerror=alert(1)>' }]), /step 1 \(apply\): field `flow` may hold only/],
+    [traceOf([{ op: 'fly' }]), /step 1 \(fly\): unknown variant `fly`/],
+    ['https://example.invalid/#t=%%%', /the link: character '%' at position 1 is not base64url/],
     [traceOf([], { extra: 1 }), /unknown field "extra"/],
   ];
   for (const [text, want] of imports) {
@@ -183,11 +187,11 @@ test('malformed links and imports each give a message, change nothing and never 
   const notTrace = testInfo.outputPath('notes.json');
   fs.writeFileSync(notTrace, '{"hello": "world"}');
   await page.getByTestId('import-file').setInputFiles(notTrace);
-  await expect(notice).toContainText('missing field');
+  await expect(notice).toContainText('missing field `format`');
   const big = testInfo.outputPath('big.json');
   fs.writeFileSync(big, 'x'.repeat(3 * 1024 * 1024));
   await page.getByTestId('import-file').setInputFiles(big);
-  await expect(notice).toContainText('at most');
+  await expect(notice).toContainText(/the file is 3145728 bytes; a trace may be at most \d+ bytes/);
   await expect(position(page)).toHaveText('after step 1 of 1');
   expect(links.length + imports.length + 2).toBeGreaterThanOrEqual(20);
   await page.getByTestId('notice-dismiss').click();
