@@ -1,16 +1,14 @@
 // End-to-end: both languages, keyboard only, touch on a phone, and an axe-core audit of the main views.
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import path from 'node:path';
 import { createRequire } from 'node:module';
-import { openPage, servedDist, ROOT } from './browser.mjs';
+import { test, expect, took, stepsTaken } from './fixtures.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const env = servedDist();
+const VIEW = { viewport: { width: 1280, height: 900 } };
 
-const result = (page) => page.getByTestId('step-result').innerText();
-const laneIds = (page) => page.getByTestId('lane').locator('li.card .id').allInnerTexts();
-const effectIds = async (page) => (await page.getByTestId('effect-row').allInnerTexts()).map((t) => t.trim().split(/\s+/)[0]);
+const lane = (page) => page.getByTestId('lane').locator('li.card .id');
+// The first cell of each effect row: its event id.
+const effectIds = (page) => page.getByTestId('effect-row').locator('td:first-child');
+const html = (page) => page.locator('html');
 
 /** Visible text nodes outside `translate="no"` (identifiers, SQL, table data), with what they belong to. */
 function visibleTexts(page) {
@@ -33,39 +31,38 @@ function visibleTexts(page) {
   });
 }
 
-test('the language switch changes every visible string and is remembered across reload', async () => {
-  const page = await openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+test('the language switch changes every visible string and is remembered across reload', async ({ dist, open }) => {
+  const page = await open(dist.url, { ...VIEW, locale: 'en-US' });
   await page.getByTestId('order-312').click();
   await page.getByTestId('deliver-next').click();
   await page.getByTestId('crash-select').selectOption('apply.after_commit');
-  await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor();
+  await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
   await page.getByTestId('preset-06').click();
-  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+  await expect(page.getByTestId('preset').locator('h3')).toHaveText(/^✓\s*06\s/);
+  await expect(html(page)).toHaveAttribute('lang', 'en');
   const english = await visibleTexts(page);
   await page.getByTestId('lang-switch').click();
-  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-Hans');
-  const chinese = await visibleTexts(page);
+  await expect(html(page)).toHaveAttribute('lang', 'zh-Hans');
   // No English phrase is left outside the identifiers: two English words in a row would be one.
-  const leftovers = chinese.filter((s) => /[A-Za-z]{3,}[ ,.']+[A-Za-z]{3,}/.test(s) && !/[\u4e00-\u9fff]/.test(s));
-  assert.deepEqual(leftovers, []);
+  await expect.poll(async () => (await visibleTexts(page))
+    .filter((s) => /[A-Za-z]{3,}[ ,.']+[A-Za-z]{3,}/.test(s) && !/[\u4e00-\u9fff]/.test(s))).toEqual([]);
+  const chinese = await visibleTexts(page);
   const unchanged = english.filter((s) => /[A-Za-z]{4,} [A-Za-z]{3,}/.test(s) && chinese.includes(s));
-  assert.deepEqual(unchanged, []);
+  expect(unchanged).toEqual([]);
   await page.reload();
-  await page.getByTestId('lane').waitFor();
-  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-Hans');
-  assert.match(await page.title(), /实验台/);
-  assert.match(await page.getByTestId('deliver-next').innerText(), /投递/);
+  await expect(page.getByTestId('lane')).toBeVisible();
+  await expect(html(page)).toHaveAttribute('lang', 'zh-Hans');
+  await expect(page).toHaveTitle(/实验台/);
+  await expect(page.getByTestId('deliver-next')).toContainText('投递');
   await page.getByTestId('lang-switch').click();
-  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
-  assert.deepEqual(page.errors, []);
-  await page.context().close();
+  await expect(html(page)).toHaveAttribute('lang', 'en');
+  await expect(page.getByTestId('deliver-next')).not.toContainText('投递');
 });
 
-test('a Chinese browser starts in Chinese', async () => {
-  const page = await openPage(env.browser, env.server.url, { locale: 'zh-CN' });
-  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-Hans');
-  assert.match(await page.getByTestId('process-all').innerText(), /处理全部/);
-  await page.context().close();
+test('a Chinese browser starts in Chinese', async ({ dist, open }) => {
+  const page = await open(dist.url, { locale: 'zh-CN' });
+  await expect(html(page)).toHaveAttribute('lang', 'zh-Hans');
+  await expect(page.getByTestId('process-all')).toContainText('处理全部');
 });
 
 /** Presses Tab until the element with this test id has focus. */
@@ -77,45 +74,42 @@ async function tabTo(page, testid, limit = 250) {
   throw new Error(`Tab never reached ${testid}`);
 }
 
-test('arrival 3, 1, 2 with the keyboard alone', async () => {
-  const page = await openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 } });
+test('arrival 3, 1, 2 with the keyboard alone', async ({ dist, open }) => {
+  const page = await open(dist.url, VIEW);
   for (let i = 0; i < 3; i++) {
     await tabTo(page, 'advance-A');
-    await page.keyboard.press('Enter');
+    expect(await took(page, () => page.keyboard.press('Enter'))).toBe('committed');
   }
-  assert.deepEqual(await laneIds(page), ['A1', 'A2', 'A3']);
+  await expect(lane(page)).toHaveText(['A1', 'A2', 'A3']);
   await tabTo(page, 'card-A3');
   const ring = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
-  assert.notEqual(ring, 'none', 'a visible focus ring');
+  expect(ring, 'a visible focus ring').not.toBe('none');
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('ArrowUp');
-  assert.deepEqual(await laneIds(page), ['A3', 'A1', 'A2']);
-  assert.equal(await page.getByTestId('announce').innerText(), 'A3 moved to position 1');
-  assert.equal(await page.evaluate(() => document.activeElement?.dataset?.testid), 'card-A3', 'focus follows the card');
-  const stages = [[0, 'gap', []], [1, 'gap', ['A1']], [2, 'idle', ['A1', 'A2', 'A3']]];
-  for (const [, stop, prefix] of stages) {
-    await page.keyboard.press('n'); // deliver next
+  await expect(lane(page)).toHaveText(['A3', 'A1', 'A2']);
+  await expect(page.getByTestId('announce')).toHaveText('A3 moved to position 1');
+  await expect(page.getByTestId('card-A3'), 'focus follows the card').toBeFocused();
+  const stages = [['gap', []], ['gap', ['A1']], ['idle', ['A1', 'A2', 'A3']]];
+  for (const [stop, prefix] of stages) {
+    expect(await took(page, () => page.keyboard.press('n')), 'n delivers the next card').toBe('accepted');
     await tabTo(page, 'apply-A');
     let last = '';
-    for (let i = 0; i < 4 && last !== stop; i++) {
-      await page.keyboard.press('Enter');
-      last = await result(page);
-    }
-    assert.equal(last, stop);
-    assert.deepEqual(await effectIds(page), prefix);
+    for (let i = 0; i < 4 && last !== stop; i++) last = await took(page, () => page.keyboard.press('Enter'));
+    expect(last).toBe(stop);
+    await expect(effectIds(page)).toHaveText(prefix);
   }
-  assert.match(await page.getByTestId('projection-A').innerText(), /released · last_seq=3 · held=0/);
+  await expect(page.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
+  // [ goes one step back in time: from the end of the history (the idle apply) to the step before it.
+  const n = await stepsTaken(page);
   await page.keyboard.press('[');
-  assert.match(await page.getByTestId('position').innerText(), /after step \d+ of \d+/);
-  assert.deepEqual(page.errors, []);
-  await page.context().close();
+  await expect(page.getByTestId('position')).toHaveText(`after step ${n - 1} of ${n}`);
+  await expect(page.getByTestId('step-result')).toHaveText('applied');
 });
 
-test('arrival 3, 1, 2 by touch on a phone', async () => {
-  const page = await openPage(env.browser, env.server.url, {
-    viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2,
-  });
-  for (let i = 0; i < 3; i++) await page.getByTestId('advance-A').tap();
+test('arrival 3, 1, 2 by touch on a phone', async ({ dist, open }) => {
+  const page = await open(dist.url, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+  for (let i = 0; i < 3; i++) expect(await took(page, () => page.getByTestId('advance-A').tap())).toBe('committed');
+  await expect(lane(page)).toHaveText(['A1', 'A2', 'A3']);
   const cdp = await page.context().newCDPSession(page);
   const center = async (locator) => {
     await locator.scrollIntoViewIfNeeded();
@@ -125,32 +119,26 @@ test('arrival 3, 1, 2 by touch on a phone', async () => {
   // A finger drags A3 onto A1: real touch events, from which Chromium makes pointer events.
   const from = await center(page.getByTestId('card-A3').locator('.id'));
   const to = await center(page.getByTestId('card-A1').locator('.id'));
-  // Like a finger: it moves over a third of a second and rests before lifting (a flick would start a fling,
-  // and Chromium spends the next tap on stopping it).
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [from] });
+  // Like a finger: it moves over a third of a second and rests before lifting (a flick would start a fling, and
+  // Chromium spends the next tap on stopping it). The events carry those times, so the test need not sleep them.
+  let t = Date.now() / 1000;
+  const touch = (type, touchPoints, dt = 0) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints, timestamp: (t += dt) });
+  await touch('touchStart', [from]);
   for (let k = 1; k <= 10; k++) {
-    const p = { x: from.x + ((to.x - from.x) * k) / 10, y: from.y + ((to.y - from.y) * k) / 10 };
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [p] });
-    await page.waitForTimeout(30);
+    await touch('touchMove', [{ x: from.x + ((to.x - from.x) * k) / 10, y: from.y + ((to.y - from.y) * k) / 10 }], 0.03);
   }
-  await page.waitForTimeout(300);
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [to] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  assert.deepEqual(await laneIds(page), ['A3', 'A1', 'A2']);
+  await touch('touchMove', [to], 0.3);
+  await touch('touchEnd', [], 0.01);
+  await expect(lane(page)).toHaveText(['A3', 'A1', 'A2']);
   for (const [stop, prefix] of [['gap', []], ['gap', ['A1']], ['idle', ['A1', 'A2', 'A3']]]) {
-    await page.getByTestId('deliver-next').tap();
+    expect(await took(page, () => page.getByTestId('deliver-next').tap())).toBe('accepted');
     let last = '';
-    for (let i = 0; i < 4 && last !== stop; i++) {
-      await page.getByTestId('apply-A').tap();
-      last = await result(page);
-    }
-    assert.equal(last, stop);
-    assert.deepEqual(await effectIds(page), prefix);
+    for (let i = 0; i < 4 && last !== stop; i++) last = await took(page, () => page.getByTestId('apply-A').tap());
+    expect(last).toBe(stop);
+    await expect(effectIds(page)).toHaveText(prefix);
   }
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px)`);
-  assert.deepEqual(page.errors, []);
-  await page.context().close();
+  expect(overflow, 'sideways scrolling in px').toBeLessThanOrEqual(0);
 });
 
 async function audit(page, label) {
@@ -162,32 +150,32 @@ async function audit(page, label) {
     runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa', 'best-practice'] },
     rules: { 'label-content-name-mismatch': { enabled: true } },
   }));
-  assert.ok(passes.length > 10, `${label}: axe ran its rules (${passes.length} passed)`);
+  expect(passes.length, `${label}: axe ran its rules`).toBeGreaterThan(10);
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${label}: ${v.id} (${v.impact}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-  assert.deepEqual(bad, []);
+  expect(bad).toEqual([]);
 }
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   for (const scheme of ['light', 'dark']) {
-    test(`axe-core finds no serious or critical violation (${lang}, ${scheme})`, async () => {
-      const page = await openPage(env.browser, env.server.url, { viewport: { width: 1280, height: 900 }, locale, colorScheme: scheme });
+    test(`axe-core finds no serious or critical violation (${lang}, ${scheme})`, async ({ dist, open }) => {
+      const page = await open(dist.url, { ...VIEW, locale, colorScheme: scheme });
       await audit(page, `${lang} ${scheme} start`);
       await page.getByTestId('order-312').click();
       await page.getByTestId('deliver-next').click();
       await page.getByTestId('crash-select').selectOption('receive.after_commit');
       await page.getByTestId('deliver-next').click();
+      await expect(page.getByTestId('down')).toBeVisible();
       await audit(page, `${lang} ${scheme} crashed`);
-      await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor();
+      await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
       await page.getByTestId('preset-05').click();
+      await expect(page.getByTestId('preset').locator('h3')).toHaveText(/^✓\s*05\s/);
       await page.getByTestId('explorer-run').click();
-      await page.waitForFunction(() => document.querySelector('[data-testid="explorer-progress"]')?.dataset.running === 'false',
-        null, { timeout: 120_000 });
+      await expect(page.getByTestId('explorer-progress')).toHaveAttribute('data-running', 'false', { timeout: 120_000 });
       await audit(page, `${lang} ${scheme} preset and explorer`);
       await page.getByTestId('gallery-skip_blocked').click();
-      await page.getByTestId('gallery-skip_blocked-result').waitFor();
+      await expect(page.getByTestId('gallery-skip_blocked-result')).toBeVisible({ timeout: 120_000 });
       await audit(page, `${lang} ${scheme} checker`);
-      await page.context().close();
     });
   }
 }

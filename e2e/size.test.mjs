@@ -1,25 +1,22 @@
 // The first load's size (html + js + wasm + css, gzip -9) against the ceiling in size-budget.json, and a
 // module that imports nothing from `env` (an unresolved C symbol would stop the page from starting).
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { test, expect } from '@playwright/test';
+import { ROOT } from './browser.mjs';
 import { firstLoad, DIST } from './sizes.mjs';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 test('the first load stays under the size ceiling', () => {
   const files = firstLoad();
-  assert.ok(files.some((f) => f.file.endsWith('.wasm')) && files.some((f) => f.file.endsWith('.js')), JSON.stringify(files));
+  expect(files.some((f) => f.file.endsWith('.wasm')) && files.some((f) => f.file.endsWith('.js')), JSON.stringify(files)).toBe(true);
   const total = files.reduce((s, f) => s + f.gzip, 0);
   const { ceiling_gzip_bytes: ceiling } = JSON.parse(fs.readFileSync(path.join(ROOT, 'size-budget.json'), 'utf8'));
   console.log(`first load: ${files.map((f) => `${f.file} ${f.gzip} B gz`).join(', ')}; total ${total} B gzip -9`);
-  assert.ok(total <= ceiling, `first load is ${total} bytes gzip -9, over the ceiling of ${ceiling}`);
+  expect(total, `first load in bytes gzip -9, against the ceiling of ${ceiling}`).toBeLessThanOrEqual(ceiling);
 });
 
 test('the wasm module imports nothing from env', () => {
   const wasm = firstLoad().find((f) => f.file.endsWith('.wasm')).file;
   const module = new WebAssembly.Module(fs.readFileSync(path.join(DIST, wasm)));
-  assert.deepEqual(WebAssembly.Module.imports(module).filter((i) => i.module === 'env'), []);
+  expect(WebAssembly.Module.imports(module).filter((i) => i.module === 'env')).toEqual([]);
 });

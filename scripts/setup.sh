@@ -39,8 +39,11 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
 fi
 
 # npm packages: binaryen 132 for wasm-opt (Debian's 108 corrupts the module), terser for the JS glue (the
-# release build's post_build hook), playwright-core and axe-core for the end-to-end tests.
+# release build's post_build hook), @playwright/test (the end-to-end runner; it drives Debian's Chromium, so no
+# `playwright install` and no browser download) with axe-core for the end-to-end tests, and playwright-core for
+# the benchmark scripts and the screenshots.
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] \
+   || [ ! -d node_modules/@playwright/test ] \
    || [ ! -d node_modules/terser ] \
    || ! grep -q "\"version\": \"$BINARYEN_VERSION\"" node_modules/binaryen/package.json 2>/dev/null \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then

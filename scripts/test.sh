@@ -30,5 +30,5 @@ step "release build (trunk), at the root and on a sub-path"
 trunk build --release
 trunk build --release --public-url /blog/outbox/ --dist dist-subpath
 
-step "end-to-end tests (Playwright, Chromium)"
-node --test --test-concurrency=1 --test-timeout=300000 e2e/
+step "end-to-end tests (Playwright Test, Debian's Chromium; a trace and a screenshot per failure in test-results/)"
+npx playwright test

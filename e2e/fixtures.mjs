@@ -1,0 +1,101 @@
+// What every end-to-end test gets: the release build (dist/) served on loopback, a way to open the playground in
+// a fresh browser context whose page errors and console errors fail the test, and a few page helpers.
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { test as base, expect } from '@playwright/test';
+import { serve } from './server.mjs';
+import { ROOT } from './browser.mjs';
+
+export { expect, ROOT };
+export const DIST = path.join(ROOT, 'dist');
+
+export const test = base.extend({
+  /** dist/ at the root of a loopback server, once per worker: `dist.url`. */
+  dist: [async ({}, use) => {
+    const server = await serve(DIST);
+    await use(server);
+    await server.close();
+  }, { scope: 'worker' }],
+
+  /** Another server for one test (a sub-path, extra headers): `await serveDir(root, { prefix, headers })`. */
+  serveDir: async ({}, use) => {
+    const servers = [];
+    await use(async (root, options) => {
+      const server = await serve(root, options);
+      servers.push(server);
+      return server;
+    });
+    for (const server of servers) await server.close();
+  },
+
+  /**
+   * `await open(url, contextOptions)`: a new browser context (so a trace per context on failure) with one page,
+   * navigated to `url` and waited on until the playground has rendered. Every page error and console error
+   * lands in `page.errors`, and the test fails unless each page's list is empty when it ends (a test that
+   * provokes errors on purpose empties the list itself). `init` runs in the page before its own scripts.
+   */
+  open: async ({ browser }, use) => {
+    const pages = [];
+    await use(async (url, { init, ...options } = {}) => {
+      const context = await browser.newContext({ acceptDownloads: true, ...options });
+      if (init) await context.addInitScript(init);
+      const page = await context.newPage();
+      page.errors = [];
+      page.on('pageerror', (e) => page.errors.push(String(e)));
+      page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+      pages.push(page);
+      await page.goto(url);
+      await expect(page.getByTestId('lane')).toBeVisible();
+      return page;
+    });
+    const errors = pages.flatMap((page, i) => page.errors.map((e) => `page ${i + 1}: ${e}`));
+    for (const page of pages) await page.context().close();
+    expect(errors, 'page errors and console errors').toEqual([]);
+  },
+});
+
+/**
+ * Resolves once the page has run every task queued before this call, and rendered a frame after them. The
+ * playground's slices and replays yield through MessageChannel tasks, so anything they had pending has run by
+ * then: a check that "nothing else happened" made after it is not racing them.
+ */
+export function pendingTasksRun(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => requestAnimationFrame(() => {
+      port1.onmessage = () => resolve();
+      port2.postMessage(null);
+    });
+    port2.postMessage(null);
+  }));
+}
+
+/** `experiments ARGS` through cargo (the release build), from the repository root. */
+export function experiments(args) {
+  return execFileSync('cargo', ['run', '--release', '--quiet', '--bin', 'experiments', '--', ...args],
+    { cwd: ROOT, encoding: 'utf8' });
+}
+
+/** How many steps the session has taken, at the end of its history ("after step n of n"). */
+export async function stepsTaken(page) {
+  const [, pos, len] = (await page.getByTestId('position').innerText()).match(/after step (\d+) of (\d+)/);
+  expect(pos, 'at the end of the history').toBe(len);
+  return Number(len);
+}
+
+/**
+ * Does `action` (one step of the session: a click, a key, a tap), waits until the page has taken that step, and
+ * returns its result as the page shows it.
+ */
+export async function took(page, action) {
+  const n = await stepsTaken(page);
+  await action();
+  await expect(page.getByTestId('position')).toHaveText(`after step ${n + 1} of ${n + 1}`);
+  return page.getByTestId('step-result').innerText();
+}
+
+/** Clicks a one-step action and expects this result. */
+export async function step(page, id, want) {
+  await took(page, () => page.getByTestId(id).click());
+  await expect(page.getByTestId('step-result')).toHaveText(want);
+}
