@@ -35,6 +35,8 @@ pub struct StepReport {
 }
 
 impl StepReport {
+    /// Not inlined: the engine builds a report in a dozen places, and the page pays for each copy.
+    #[inline(never)]
     pub(super) fn new(op: Op, result: Outcome) -> StepReport {
         StepReport {
             op,
