@@ -140,8 +140,10 @@ pub fn plans(orderings: &[Ordering], extended: bool) -> Result<Vec<Plan>, String
 /// Builds the plans one (consumer, order) at a time: each needs a clean run to learn where a crash can fire,
 /// so the page builds them in slices like everything long.
 pub struct Planner {
-    /// The pairs still to learn, last first.
-    todo: Vec<(Ordering, Order)>,
+    orderings: Vec<Ordering>,
+    orders: Vec<Order>,
+    /// The next (consumer, order) to learn, counting consumer-major.
+    next: usize,
     /// One pair of databases for every clean run, emptied between them, as the [`Runner`] does.
     session: Option<Session>,
     pub plans: Vec<Plan>,
@@ -149,15 +151,10 @@ pub struct Planner {
 
 impl Planner {
     pub fn new(orderings: &[Ordering], extended: bool) -> Planner {
-        let orders = orders(extended);
-        let mut todo = Vec::new();
-        for &ordering in orderings.iter().rev() {
-            for order in orders.iter().rev() {
-                todo.push((ordering, order.clone()));
-            }
-        }
         Planner {
-            todo,
+            orderings: orderings.to_vec(),
+            orders: orders(extended),
+            next: 0,
             session: None,
             plans: Vec::new(),
         }
@@ -165,14 +162,19 @@ impl Planner {
 
     /// Learns one (consumer, order); `Ok(true)` once every plan is built.
     pub fn step_once(&mut self) -> Result<bool, String> {
-        let Some((ordering, order)) = self.todo.pop() else {
+        let n = self.orders.len();
+        let (Some(&ordering), Some(order)) = (
+            self.orderings.get(self.next / n.max(1)),
+            self.orders.get(self.next % n.max(1)),
+        ) else {
             return Ok(true);
         };
+        self.next += 1;
         let session = match &mut self.session {
             Some(session) => session,
             None => self.session.insert(Session::new(ConsumerSetup::default())?),
         };
-        let reach = reachable(session, ordering, &order)?;
+        let reach = reachable(session, ordering, order)?;
         for boundary in Boundary::ALL {
             for (crash_step, passed) in reach.iter().enumerate() {
                 if passed.contains(&boundary) {
@@ -185,7 +187,7 @@ impl Planner {
                 }
             }
         }
-        Ok(self.todo.is_empty())
+        Ok(self.next >= self.orderings.len() * n)
     }
 }
 

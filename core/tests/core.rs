@@ -522,7 +522,53 @@ both! {
         });
         let compact = serde_json::to_string(&value).unwrap();
         assert_eq!(trace::pretty(&compact), serde_json::to_string_pretty(&value).unwrap());
-        let t = trace::Trace::new(strict(), vec![advance("A", 1), process_all()]);
-        assert_eq!(t.to_json_pretty().unwrap(), serde_json::to_string_pretty(&t).unwrap());
+    }
+}
+
+/// The page writes traces by hand (serde's derived writer is native only, for this comparison): the same bytes
+/// as serde_json for every op, every optional field present and absent, escapes, and every experiment file.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn the_hand_written_trace_writer_writes_what_serde_writes() {
+    use outbox_core::protocol::FaultTarget;
+    let mut payload = trace::schema_payload(2);
+    payload.insert("note".into(), json!("a \"quote\", a \\ and 预留\n"));
+    let steps = vec![
+        with_payload(advance("A", 1), payload).with_crash_at(Some(Boundary::ProducerAfterOutbox)),
+        advance("A\"1", 2).into_unsafe_dual_write(),
+        relay(None),
+        relay(Some("A1")).with_crash_at(Some(Boundary::RelayAfterMark)),
+        receive(json!({"event_id": "A2", "seq": 2, "payload": {"amount": 3}})),
+        apply("A"),
+        Step::process_all(Some(7)).with_crash_at(Some(Boundary::ApplyAfterCommit)),
+        process_all(),
+        Step::SetSupportV2 { on: true },
+        Step::SetSupportV2 { on: false },
+        Step::InjectFault {
+            target: FaultTarget::OutboxInsert,
+        },
+        Step::ClearFault {
+            target: FaultTarget::EffectInsert,
+        },
+    ];
+    let setup = ConsumerSetup {
+        ordering: Ordering::SkipBlocked,
+        support_v2: true,
+    };
+    let mut traces = vec![
+        trace::Trace::new(setup, steps),
+        trace::Trace::new(strict(), vec![]),
+    ];
+    traces.extend(
+        experiments::ALL
+            .iter()
+            .map(|e| trace::parse(e.text).unwrap()),
+    );
+    for t in traces {
+        assert_eq!(t.to_json().unwrap(), serde_json::to_string(&t).unwrap());
+        assert_eq!(
+            t.to_json_pretty().unwrap(),
+            serde_json::to_string_pretty(&t).unwrap()
+        );
     }
 }

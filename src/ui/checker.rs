@@ -159,10 +159,14 @@ pub fn check_in_worker(job: &str) {
             fields.push(("property", property.name().into()));
             fields.push(("why", why.into()));
             fields.push(("results", results.join("\n").into()));
-            fields.push((
-                "trace",
-                serde_json::to_string(&trace).unwrap_or_default().into(),
-            ));
+            match trace.to_json() {
+                Ok(json) => fields.push(("trace", json.into())),
+                Err(e) => {
+                    fields.clear();
+                    fields.push(("kind", "failed".into()));
+                    fields.push(("message", e.into()));
+                }
+            }
         }
         _ => fields.push(("kind", "holds".into())),
     }

@@ -21,7 +21,11 @@ pub fn document(
     let (property, counterexample, why, results) = match search.verdict() {
         Some(Verdict::Violated(c)) => (
             json!(c.violation.property.name()),
-            serde_json::to_value(&c.trace).unwrap_or(Value::Null),
+            c.trace
+                .to_json()
+                .ok()
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .unwrap_or(Value::Null),
             json!(why(config, c)),
             serde_json::to_value(&c.reports).unwrap_or(Value::Null),
         ),

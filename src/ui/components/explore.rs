@@ -2,7 +2,7 @@
 //! recovery, run in small chunks so the page never freezes; a matrix of the results whose cells open the run.
 
 use crate::ui::i18n::{t, tf};
-use crate::ui::state::Act;
+use crate::ui::state::{Act, Action};
 use crate::ui::{now_ms, yield_then, Ctx};
 use outbox_core::explorer::{self, Outcome, Plan};
 use outbox_core::playground::Command;
@@ -25,8 +25,8 @@ struct Job {
     planner: Option<explorer::Planner>,
     runner: explorer::Runner,
     plans: Vec<Plan>,
-    /// Why the run stopped, if it failed (the databases would not open).
-    error: Option<String>,
+    /// The run failed (the databases would not open); the page's notice says why.
+    failed: bool,
     results: Vec<Outcome>,
     cancelled: bool,
     started_ms: f64,
@@ -72,6 +72,7 @@ pub fn Explorer() -> Html {
     let start = {
         let job = job.clone();
         let progress = progress.clone();
+        let model = model.clone();
         let extended = *extended;
         Callback::from(move |_| {
             // The elapsed time the page shows includes learning where each boundary can fire, which runs in
@@ -89,7 +90,7 @@ pub fn Explorer() -> Html {
                 running: true,
                 ..Progress::default()
             });
-            chunk(job.clone(), progress.setter(), 0);
+            chunk(job.clone(), progress.setter(), model.clone(), 0);
         })
     };
     let cancel = {
@@ -124,21 +125,18 @@ pub fn Explorer() -> Html {
                     { tf(lang, "explorer.status", &[&p.done.to_string(), &p.total.to_string(), &rate.to_string(), &elapsed_ms.to_string()]) }
                 </p>
             }
-            if let Some(e) = &j.error {
-                <p class="error" role="alert" data-testid="explorer-error">{ e }</p>
-            }
             { for [Some(Ordering::Strict), j.compared].into_iter().flatten().map(|ordering| matrix(&j, ordering, lang, &model)) }
         </section>
     }
 }
 
 /// Runs plans until the chunk's time is up, then yields to the browser and continues.
-fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
+fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, model: Ctx, tick: u64) {
     yield_then(move || {
         let deadline = now_ms() + CHUNK_MS;
         let (done, total, running, elapsed, redraw) = {
             let mut j = job.borrow_mut();
-            while !j.cancelled && j.error.is_none() && now_ms() < deadline {
+            while !j.cancelled && !j.failed && now_ms() < deadline {
                 if let Some(planner) = j.planner.as_mut() {
                     match planner.step_once() {
                         Ok(false) => {}
@@ -146,7 +144,10 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
                             j.plans = std::mem::take(&mut planner.plans);
                             j.planner = None;
                         }
-                        Err(e) => j.error = Some(e),
+                        Err(e) => {
+                            j.failed = true;
+                            model.dispatch(Action::Error(e));
+                        }
                     }
                     continue;
                 }
@@ -163,7 +164,7 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
                 results.push(runner.run(&plans[next]));
             }
             let running = !j.cancelled
-                && j.error.is_none()
+                && !j.failed
                 && (j.planner.is_some() || j.results.len() < j.plans.len());
             if !running && j.finished_ms.is_none() {
                 j.finished_ms = Some(now_ms());
@@ -192,7 +193,7 @@ fn chunk(job: Rc<RefCell<Job>>, set: UseStateSetter<Progress>, tick: u64) {
             });
         }
         if running {
-            chunk(job, set, tick + 1);
+            chunk(job, set, model, tick + 1);
         }
     });
 }
