@@ -71,3 +71,24 @@ fn a_reused_runner_gives_what_fresh_databases_give() {
         assert_eq!(runner.run(plan), explorer::run(plan), "{plan:?}");
     }
 }
+
+#[test]
+fn the_planner_learns_one_consumer_and_order_per_slice() {
+    // The page builds the plans a slice at a time: one clean run per (consumer, order), never all at once.
+    let orderings = [Ordering::Strict, Ordering::DedupeOnly];
+    let mut planner = explorer::Planner::new(&orderings, false);
+    let mut slices = 1;
+    while !planner.step_once().unwrap() {
+        slices += 1;
+    }
+    assert_eq!(slices, orderings.len() * explorer::orders(false).len());
+    let first_dedupe = planner
+        .plans
+        .iter()
+        .position(|p| p.ordering == Ordering::DedupeOnly)
+        .unwrap();
+    assert!(planner.plans[..first_dedupe].iter().all(|p| p.ordering == Ordering::Strict));
+    assert!(planner.plans[first_dedupe..].iter().all(|p| p.ordering == Ordering::DedupeOnly));
+    assert_eq!(planner.step_once(), Ok(true), "a finished planner stays finished");
+    assert_eq!(planner.plans.len(), plans(&orderings, false).unwrap().len());
+}
