@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { checkerReport, soakReport } from './sections.mjs';
 
-const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile] =
-  process.argv.slice(2);
+const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile,
+  previousFile] = process.argv.slice(2);
 const n = JSON.parse(fs.readFileSync(nativeFile, 'utf8'));
 const b = JSON.parse(fs.readFileSync(browserFile, 'utf8'));
 const budget = JSON.parse(fs.readFileSync('size-budget.json', 'utf8'));
@@ -92,9 +92,37 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   checks. The ratio moves with the machine's noise more than any other figure, because it divides two noisy
   medians taken minutes apart; what would move it is what speeds the wasm side (above).
 `;
+/** The main table's "measured" column and the machine's speed line from the BENCHMARKS.md this run replaces. */
+function previousRun(file) {
+  if (!file || !fs.existsSync(file)) return null;
+  const text = fs.readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('| figure | measured'));
+  if (start < 0) return null;
+  const measured = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    measured.push(line.split(' | ')[1]);
+  }
+  const date = text.match(/^Measured (\d{4}-\d{2}-\d{2})/m)?.[1] ?? 'unknown date';
+  const bare = text.match(/COMMIT`\s*takes ([\d.,]+ µs)/)?.[1] ?? '?';
+  return { measured, date, bare };
+}
+const prev = previousRun(previousFile);
+const shortName = (name) => name.split(/[,(:]/)[0].trim();
+const previousSection = prev ? `
+## Beside the previous run
+The main table of the BENCHMARKS.md this run replaced (measured ${prev.date}), beside this run's figures. Read
+them with the machine's noise in mind: up to ±30 % between runs, and up to 2× in the VM's raw speed — compare
+the bare rusqlite transaction first (${prev.bare} then, ${f(n.bare_us_per_txn.median, 1)} µs now), and the ratios rather than the times.
+
+| figure | previous run | this run |
+|---|---|---|
+${rows.map((r, i) => `| ${shortName(r[0])} | ${prev.measured[i] ?? '—'} | ${r[1]} |`).join('\n')}
+` : '';
 const soakSection = soakFile ? soakReport(fs.readFileSync(soakFile, 'utf8')) : '';
 const checks = [checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile].map((file) =>
   file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
 const checkerSection = checks.slice(0, 4).every(Boolean) ? checkerReport(checks) : '';
-fs.writeFileSync(outFile, md + checkerSection + soakSection);
-console.log(md + checkerSection + soakSection);
+fs.writeFileSync(outFile, md + previousSection + checkerSection + soakSection);
+console.log(md + previousSection + checkerSection + soakSection);

@@ -3,6 +3,8 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 scripts/setup.sh
+# The figures this run replaces, to print beside the new ones.
+cp BENCHMARKS.md target/bench-previous.md 2>/dev/null || true
 trunk build --release
 # Native SQLite with the page's 1 KiB pages, so "wasm vs native" compares the same storage work (the other
 # differences: the page's SQLite omits statements the protocol never runs, and is compiled for size).
@@ -28,5 +30,5 @@ cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --
   --flows 5000 --seed 2026 > target/bench-soak.txt
 node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt \
   target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json \
-  target/bench-check-large-symmetry.json target/bench-check-page.json > /dev/null
+  target/bench-check-large-symmetry.json target/bench-check-page.json target/bench-previous.md > /dev/null
 echo "wrote BENCHMARKS.md"

@@ -87,8 +87,16 @@ fn the_planner_learns_one_consumer_and_order_per_slice() {
         .iter()
         .position(|p| p.ordering == Ordering::DedupeOnly)
         .unwrap();
-    assert!(planner.plans[..first_dedupe].iter().all(|p| p.ordering == Ordering::Strict));
-    assert!(planner.plans[first_dedupe..].iter().all(|p| p.ordering == Ordering::DedupeOnly));
-    assert_eq!(planner.step_once(), Ok(true), "a finished planner stays finished");
+    assert!(planner.plans[..first_dedupe]
+        .iter()
+        .all(|p| p.ordering == Ordering::Strict));
+    assert!(planner.plans[first_dedupe..]
+        .iter()
+        .all(|p| p.ordering == Ordering::DedupeOnly));
+    assert_eq!(
+        planner.step_once(),
+        Ok(true),
+        "a finished planner stays finished"
+    );
     assert_eq!(planner.plans.len(), plans(&orderings, false).unwrap().len());
 }
