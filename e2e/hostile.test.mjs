@@ -146,6 +146,25 @@ test('a 10,000-step trace replays in slices, without freezing, within 64 MiB of 
   await pendingTasksRun(page);
   expect(await page.getByTestId('loading').count(), 'the stopped replay went on').toBe(0);
   expect(await position(page).innerText()).toBe('after step 5002 of 5002');
+  // So does a short time travel. From one step back, a long replay back to step 1000 starts and a step forward
+  // (one step: replayed at once, not in slices) comes in the same task.
+  await page.getByTestId('back').click();
+  await expect(position(page)).toHaveText('after step 5001 of 5002', { timeout: 120_000 });
+  await expect(page.getByTestId('loading')).toHaveCount(0);
+  await shown();
+  await page.evaluate(() => {
+    const range = document.querySelector('[data-testid="timeline"]');
+    range.value = '1000';
+    range.dispatchEvent(new Event('input', { bubbles: true }));
+    document.querySelector('[data-testid="forward"]').click();
+  });
+  await expect(position(page)).toHaveText('after step 5002 of 5002');
+  // The replay's first slice was queued before the click; twice over, every queued task has run and a frame
+  // has been drawn: a replay still going would have shown its progress by now.
+  await pendingTasksRun(page);
+  await pendingTasksRun(page);
+  expect(await shown(), 'the stopped replay towards step 1000 showed progress').toEqual([]);
+  expect(await position(page).innerText()).toBe('after step 5002 of 5002');
   console.log(`10,000 steps, time travel: longest task ${await page.evaluate(() => window.__longest)} ms`);
 });
 

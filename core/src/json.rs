@@ -66,11 +66,17 @@ impl Fields {
             .find(|k| !allowed.contains(k))
     }
 
-    /// A field as it is, if present (`null` counts as absent).
+    /// A field as it is, `null` included, if present.
     pub fn take(&mut self, name: &str) -> Option<Value> {
-        self.0.remove(name).filter(|v| !v.is_null())
+        self.0.remove(name)
     }
 
+    /// Whether the object has the field (`null` included).
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    /// A field that must be there; a `null` is there, and its reader refuses it ("got null").
     fn required(&mut self, name: &str) -> Result<Value, String> {
         self.take(name)
             .ok_or_else(|| format!("missing field `{name}`"))
@@ -145,7 +151,7 @@ impl Fields {
             })
     }
 
-    /// An optional field, read by `read` when present.
+    /// An optional field, read by `read` when present; `null` counts as absent (TRACE.md's optional fields).
     pub fn opt<T>(
         &mut self,
         name: &str,

@@ -2,9 +2,10 @@
 //! the article's twelve experiments, the explorer, the checker, share links and the playground's façade —
 //! natively and in the browser.
 //!
-//! **Architecture invariant** (enforced by the compiler): this crate depends on no browser crate (no Yew,
-//! web-sys or js-sys of its own; on wasm32 SQLite's port reaches js-sys for its memory file system). The page
-//! (`outbox-playground`) calls it, never the reverse.
+//! **Architecture invariant:** this crate depends on no browser crate (no Yew, web-sys or js-sys of its own,
+//! so the compiler keeps its code from naming one; `scripts/core-deps.sh` checks the whole tree, where on wasm32
+//! only SQLite's port reaches js-sys, for its memory file system). The page (`outbox-playground`) calls it,
+//! never the reverse.
 
 #[macro_use]
 pub mod words;

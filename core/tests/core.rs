@@ -1,6 +1,6 @@
 //! The protocol's results, the arrival orders, the ten crash boundaries and the twelve experiments, asserted on
-//! what the result document shows. The same tests run natively (`cargo test`) and in headless Chromium on the
-//! SQLite-in-wasm build (`wasm-pack`-free: `cargo test --target wasm32-unknown-unknown`, see README).
+//! what the result document shows. The same tests run natively (`cargo test -p outbox-core`) and in headless Chromium on the
+//! SQLite-in-wasm build (`cargo test --target wasm32-unknown-unknown -p outbox-core --test core`, see README).
 
 use outbox_core::experiments;
 use outbox_core::protocol::{
@@ -472,6 +472,10 @@ both! {
             (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"","schema":1,"payload":{}}"#), "field `kind`"),
             (step(r#"{"op":"process_all","limit":0}"#), "field `limit`"),
             (step(r#"{"op":"inject_fault","target":"inbox"}"#), "step 2 (inject_fault)"),
+            // A required field set to null is there, and refused as what it is.
+            (step(r#"{"op":"apply","flow":null}"#), "field `flow` must be a string, got null"),
+            (r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":null},"steps":[]}"#.into(), "field `consumer`: field `ordering` must be one of"),
+            (r#"{"format":"outbox-playground-trace/1","consumer":{"support_v2":null},"steps":[]}"#.into(), "field `support_v2` must be true or false, got null"),
         ];
         for (text, needle) in cases {
             let err = trace::parse(&text).expect_err(&text).0;
@@ -482,6 +486,17 @@ both! {
         assert!(e.contains("10001 steps; at most 10000"), "{e}");
         let big = format!(r#"{{"format":"outbox-playground-trace/1","steps":[],"experiment":"{}"}}"#, "x".repeat(1 << 20));
         assert!(trace::parse(&big).unwrap_err().0.contains("1 MiB"));
+        // An optional field set to null is absent.
+        let t = trace::parse(&step(r#"{"op":"relay","event_id":null,"crash_at":null}"#)).unwrap();
+        assert_eq!(t.steps[1], relay(None));
+    }
+
+    fn a_receive_of_a_null_event_is_a_step_the_consumer_rejects() {
+        // TRACE.md: a receive step's event is checked by the consumer at run time, so a malformed one arrives.
+        let t = trace::parse(r#"{"format":"outbox-playground-trace/1","steps":[{"op":"receive","event":null}]}"#).unwrap();
+        let doc = trace::replay(&t).unwrap();
+        assert_eq!(doc.steps[0].result, REJECTED);
+        assert!(doc.steps[0].message.as_deref().unwrap().contains("must be a JSON object, got null"));
     }
 
     // The checker runs in this build too (natively, and in wasm32 in Chromium): strict holds on a small

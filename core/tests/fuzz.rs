@@ -3,7 +3,7 @@
 //! Valid traces that come out of the mutations are replayed too.
 //!
 //! Bounded here (`FUZZ_INPUTS`, default 30,000); the full run is
-//! `FUZZ_INPUTS=1000000 cargo test --profile bench-native --test fuzz -- --nocapture`.
+//! `FUZZ_INPUTS=1000000 cargo test -p outbox-core --profile bench-native --test fuzz -- --nocapture`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::{experiments, share, trace};

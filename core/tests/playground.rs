@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::playground::{Command, Notice, Playground, Replay};
-use outbox_core::protocol::{Boundary, Outcome};
+use outbox_core::protocol::{Boundary, Outcome, Receipt};
 use outbox_core::trace::{ConsumerSetup, Step, Trace};
 
 fn fresh() -> Playground {
@@ -110,7 +110,10 @@ fn a_crash_takes_the_process_down_and_restart_resends_what_was_not_accepted() {
     );
     assert_eq!(pg.down, None);
     pg.apply(Command::DeliverNext);
-    assert_eq!(pg.last().unwrap().report.result.to_string(), "duplicate");
+    assert_eq!(
+        pg.last().unwrap().report.result,
+        Outcome::Received(Receipt::Duplicate)
+    );
     pg.apply(Command::ProcessAll);
     assert_eq!(effects(&pg), ["A1"]);
 }

@@ -233,6 +233,8 @@ pub fn load_trace(handle: Ctx, trace: outbox_core::trace::Trace) {
 /// acts on the page as it is).
 pub fn seek(handle: Ctx, n: usize) {
     use state::Replay;
+    // Any time travel supersedes a replay still running in slices, a short one included.
+    let generation = cancel_loads();
     let model = &*handle;
     let n = n.min(model.entries.len());
     let replay = if n >= model.pos { n - model.pos } else { n };
@@ -240,7 +242,6 @@ pub fn seek(handle: Ctx, n: usize) {
         handle.dispatch(state::Action::Do(Command::Seek(n)));
         return;
     }
-    let generation = cancel_loads();
     match model.seeker(n, false) {
         Ok(seeker) => {
             handle.dispatch(state::Action::Loading(Some(seeker.progress())));

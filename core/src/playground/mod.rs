@@ -2,7 +2,7 @@
 //! changed only by [`Command`]s through [`Playground::apply`]: the session and its trace, the wire (cards,
 //! arrival order, resends), time travel (position, seek, branching), sliced replays ([`replay`]), restart,
 //! and the article's experiments compared with the live result ([`preset`]). Tested natively by
-//! `cargo test` (core/tests/playground.rs); the page's reducer maps an action to one call here.
+//! `cargo test -p outbox-core --test playground`; the page's reducer maps an action to one call here.
 
 pub mod preset;
 pub mod replay;

@@ -3,6 +3,7 @@
 
 use super::{ConsumerSetup, Op, Step, Trace, Write, MAX_STEPS, MAX_TRACE_BYTES, TRACE_FORMAT};
 use crate::json::{json_type, short_json, short_str, Fields};
+use crate::protocol::Ordering;
 use crate::words::Word;
 use serde_json::Value;
 
@@ -103,9 +104,14 @@ fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
             short_str(other)
         ));
     }
+    // Both optional, but a field that is there must hold what it names (a `null` is refused).
     Ok(ConsumerSetup {
-        ordering: f.opt("ordering", Fields::word)?.unwrap_or_default(),
-        support_v2: f.opt("support_v2", Fields::bool)?.unwrap_or(false),
+        ordering: if f.has("ordering") {
+            f.word("ordering")?
+        } else {
+            Ordering::default()
+        },
+        support_v2: f.has("support_v2") && f.bool("support_v2")?,
     })
 }
 
@@ -172,6 +178,8 @@ fn step_from_value(raw: Value) -> Result<Step, String> {
             event_id: f.opt("event_id", Fields::string)?,
             crash_at,
         },
+        // Whatever the event is (`null` too), the step carries it: `receive` checks it at run time and
+        // answers `rejected`, so a trace can show a malformed event arriving (TRACE.md).
         Op::Receive => Step::Receive {
             event: f.take("event").ok_or("missing field `event`")?,
             crash_at,
