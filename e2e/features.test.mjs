@@ -1,5 +1,6 @@
 // End-to-end: presets, the explorer, time travel, share links and imports, embed mode on a sub-path.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { test, expect, pendingTasksRun, step, took, ROOT } from './fixtures.mjs';
@@ -263,5 +264,49 @@ test('the embed build loads from a sub-path, without chrome, from 360 to 960 px 
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `${width}px: the page scrolls sideways`).toBeLessThanOrEqual(0);
     });
+  }
+});
+
+test('an embedded frame sizes itself to the playground through the README\'s listener, with no inner scrollbar', async ({ browser, serveDir }) => {
+  const sub = await serveDir(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/' });
+  // The parent: another origin (another port), with the listener exactly as the README gives it.
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const snippet = readme.match(/```html\n(<iframe id="outbox-playground"[\s\S]*?)```/)[1]
+    .replace('/blog/outbox-playground/?embed', `${sub.url}?embed`).replace(' loading="lazy"', '');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-parent-'));
+  fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body style="margin:0">${snippet}</body>`);
+  const parent = await serveDir(dir);
+  try {
+    for (const width of [360, 960]) {
+      await test.step(`${width} px`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 700 } });
+        const page = await context.newPage();
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.goto(parent.url);
+        const inside = page.frameLocator('#outbox-playground');
+        await expect(inside.getByTestId('lane')).toBeVisible();
+        const frame = page.frames().find((f) => f.url().includes('?embed'));
+        const content = () => frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+        const box = () => page.locator('#outbox-playground').evaluate((f) => f.getBoundingClientRect().height);
+        // The frame takes the content's height (not the 900 px it was given), so nothing scrolls inside it.
+        await expect.poll(async () => (await box()) - (await content())).toBe(0);
+        const first = await box();
+        expect(first, 'the frame was resized from its initial 900 px').not.toBe(900);
+        expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
+        // The page grows as the reader works (the event log gets rows): the frame follows.
+        await inside.getByTestId('order-312').click();
+        await inside.getByTestId('deliver-all').click();
+        await inside.getByTestId('process-all').click();
+        await expect(inside.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
+        await expect.poll(async () => (await box()) - (await content())).toBe(0);
+        expect(await box(), 'the frame grew with the event log').toBeGreaterThan(first);
+        expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
+        expect(errors).toEqual([]);
+        await context.close();
+      });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
