@@ -1,49 +1,9 @@
 // End-to-end: the checker in the page (issue 12). Its searches run in a Web Worker on the page's own module;
 // the page must show the same counts and verdicts as `experiments check`, never block the main thread, open a
 // counterexample in the player, and carry a check in a link.
-import { execFileSync } from 'node:child_process';
-import { test, expect, ROOT } from './fixtures.mjs';
+import { test, expect } from './fixtures.mjs';
+import { VIEW, SEARCH, cli, setKnobs, expectSameAsCli } from './checker-shared.mjs';
 
-const VIEW = { viewport: { width: 1280, height: 900 } };
-// A search of the default configuration takes seconds, longer on a slow machine.
-const SEARCH = { timeout: 240_000 };
-
-/**
- * `experiments check --json` for the same knobs: the CLI's word on the configuration. Asked before the page
- * runs its own search, so the two never compete for the machine while the page is measured.
- */
-function cli(knobs) {
-  const args = ['run', '--release', '--quiet', '--bin', 'experiments', '--', 'check', '--json', '--threads', '1'];
-  for (const [k, v] of Object.entries(knobs)) if (v !== '') args.push(`--${k}`, String(v));
-  try {
-    return JSON.parse(execFileSync('cargo', args, { cwd: ROOT, encoding: 'utf8' }));
-  } catch (e) {
-    // Exit 1 is a violation: the document is still on stdout. Anything else is a failure to report as it is.
-    if (e.status !== 1) throw e;
-    return JSON.parse(e.stdout);
-  }
-}
-
-async function setKnobs(page, knobs) {
-  for (const k of ['flows', 'events', 'resends', 'crashes', 'consumer', 'producer']) {
-    if (knobs[k] !== undefined) await page.getByTestId(`check-${k}`).selectOption(String(knobs[k]));
-  }
-  await page.getByTestId('check-schema2').fill(knobs.schema2 ?? '');
-  await page.getByTestId('check-schema2').dispatchEvent('change');
-}
-
-/** Waits for the page's result to show what the CLI found for the same configuration: verdict and counts. */
-async function expectSameAsCli(page, want, { transitions = true } = {}) {
-  const result = page.getByTestId('check-result');
-  await expect(result).toHaveAttribute('data-verdict', want.verdict, SEARCH);
-  await expect(result).toHaveAttribute('data-states', String(want.counts.states));
-  if (transitions) await expect(result).toHaveAttribute('data-transitions', String(want.counts.transitions));
-  if (want.verdict === 'violated') {
-    await expect(result).toHaveAttribute('data-property', want.property);
-    await expect(result).toHaveAttribute('data-length', String(want.counterexample.steps.length));
-  }
-  await expect(result).toHaveAttribute('data-elapsed-ms', /^\d+$/);
-}
 
 /** The finished result's data attributes, without the time it took. */
 async function verdictOf(page) {
@@ -82,31 +42,6 @@ test('strict holds in the page with the CLI\'s counts, and a wrong turn is caugh
   await expect(page.getByTestId('mode-select')).toHaveValue('greater_than');
 });
 
-test('the default configuration runs off the main thread: no long task over 50 ms, one download of the module', async ({ dist, open }) => {
-  const want = cli({ flows: 2, events: 3, resends: 1, crashes: 1 });
-  expect(want.verdict).toBe('holds');
-  const page = await open(dist.url, VIEW);
-  // The page's own start-up work (the twelve experiments, replayed after the first paint) is over first: what
-  // is measured is the run.
-  await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
-  const wasm = [];
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
-  await page.evaluate(() => {
-    window.__long = [];
-    window.__observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__long.push(Math.round(e.duration));
-    });
-    window.__observer.observe({ type: 'longtask' });
-  });
-  await page.getByTestId('check-run').click();
-  // Progress while it runs (states counted so far), then the verdict.
-  await expect(page.getByTestId('check-progress')).toBeVisible();
-  await expectSameAsCli(page, want, { transitions: false });
-  // What the observer saw, including entries not yet delivered to its callback.
-  const long = await page.evaluate(() => [...window.__long, ...window.__observer.takeRecords().map((e) => Math.round(e.duration))]);
-  expect(long.filter((d) => d > 50), `long tasks during the run: ${long.join(', ')} ms`).toEqual([]);
-  expect(wasm, 'the worker instantiates the module the page already has').toEqual([]);
-});
 
 test('the gallery catches every wrong turn with its shortest history, and strict holds beside it', async ({ dist, open }) => {
   const cases = {
