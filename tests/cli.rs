@@ -94,3 +94,88 @@ fn an_oversized_trace_is_refused_by_size_even_mid_character() {
     assert_eq!(code, 2);
     assert!(err.contains("larger than 1048576 bytes"), "{err}");
 }
+
+#[test]
+fn replay_explain_says_which_step_broke_the_invariant_in_both_languages() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/05-dedupe-only-consumer.json"
+    );
+    let (code, out, err) = cli(&["replay", "--explain", path], None);
+    assert_eq!(code, 0, "{err}");
+    let paragraphs: Vec<&str> = out.trim_end().split("\n\n").collect();
+    assert_eq!(paragraphs.len(), 2, "{out}");
+    assert!(
+        paragraphs[0].starts_with("Step 4 (relay A3) applied A3 (released, seq 3)")
+            && paragraphs[0].contains("A1 and A2 had not been applied")
+            && paragraphs[0].contains("gap"),
+        "{out}"
+    );
+    assert!(
+        paragraphs[1].starts_with("第 4 步（relay A3）")
+            && paragraphs[1].contains("released（释放）")
+            && paragraphs[1].contains("A1 和 A2"),
+        "{out}"
+    );
+    // The flag may follow the file; --lang picks one language.
+    let (code, zh, _) = cli(&["replay", path, "--explain", "--lang", "zh"], None);
+    assert_eq!((code, zh.trim_end()), (0, paragraphs[1]));
+    // A history that holds says so.
+    let holds = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/03-arrival-3-1-2.json"
+    );
+    let (code, out, _) = cli(&["replay", "--explain", "--lang", "en", holds], None);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "The invariant holds after every step.\n")
+    );
+    // A bad flag is named.
+    for (args, needle) in [
+        (
+            &["replay", "--explian", path][..],
+            "unknown argument `--explian`",
+        ),
+        (
+            &["replay", "--explain", "--lang", "fr", path][..],
+            "--lang must be `en` or `zh`, got `fr`",
+        ),
+        (
+            &["replay", "--lang", "en", path][..],
+            "--lang needs --explain or --svg",
+        ),
+        (&["replay", "--dark", path][..], "--dark needs --svg"),
+        (
+            &["replay", "--svg", "--explain", path][..],
+            "--explain and --svg: one at a time",
+        ),
+    ] {
+        let (code, out, err) = cli(args, None);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty() && err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn replay_svg_draws_the_diagram_the_page_saves() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/03-arrival-3-1-2.json"
+    );
+    let (code, out, err) = cli(&["replay", "--svg", path], None);
+    assert_eq!(code, 0, "{err}");
+    // The golden file the core's tests hold the renderer to is this very drawing.
+    let golden = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/core/tests/golden/03-arrival-3-1-2.svg"
+    ))
+    .unwrap();
+    assert_eq!(out, golden);
+    let (code, zh, _) = cli(&["replay", path, "--svg", "--lang", "zh", "--dark"], None);
+    assert_eq!(code, 0);
+    assert!(
+        zh.contains("lang=\"zh-Hans\"")
+            && zh.contains("#121417")
+            && zh.contains("released（释放）")
+    );
+}

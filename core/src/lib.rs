@@ -12,9 +12,12 @@ pub mod words;
 
 pub mod checker;
 pub mod deflate;
+pub mod diagram;
 pub mod experiments;
+pub mod explain;
 pub mod explorer;
 pub mod json;
+pub mod lang;
 pub mod playground;
 pub mod protocol;
 #[cfg(unix)]

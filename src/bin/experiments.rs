@@ -1,15 +1,17 @@
-//! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document;
+//! The native CLI: `--check` replays the article's twelve experiments; `replay FILE|-` prints a result document
+//! (with `--explain`, why the invariant broke, in English and Chinese);
 //! `check` searches every history within bounds (CHECKER.md); `crash-real`, `race` and `soak` run the protocol
 //! in real processes on real files (Unix).
 
 #[path = "experiments/check.rs"]
 mod check;
 
-use outbox_core::{experiments, trace};
+use outbox_core::lang::Lang;
+use outbox_core::{experiments, explain, trace};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: experiments --check | replay FILE|- | check [--flows N] [--events N] \
+const USAGE: &str = "usage: experiments --check | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--threads N] \
      [--symmetry] [--json] [--save FILE] | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write]";
@@ -23,7 +25,13 @@ fn main() -> ExitCode {
         .as_slice()
     {
         ["--check"] => check(),
-        ["replay", path] => replay(path),
+        ["replay", rest @ ..] => match replay_args(rest) {
+            Ok((path, print)) => replay(path, print),
+            Err(message) => {
+                eprintln!("experiments replay: {message}");
+                ExitCode::from(2)
+            }
+        },
         ["check", ..] => check::main(&args[1..]),
         [command @ ("crash-real" | "race" | "soak" | "worker"), ..] => real(command, &args[1..]),
         _ => {
@@ -111,7 +119,71 @@ fn check() -> ExitCode {
     }
 }
 
-fn replay(path: &str) -> ExitCode {
+/// What `replay` prints: the result document, why the invariant broke (in these languages), or the
+/// space-time diagram as a standalone SVG.
+enum Print {
+    Result,
+    Explain(Vec<Lang>),
+    Diagram { lang: Lang, dark: bool },
+}
+
+/// `replay`'s arguments, flags before or after the file: the file, and what to print. `--explain` explains in
+/// both languages unless `--lang` picks one; `--svg` draws in English unless `--lang zh`, light unless `--dark`.
+fn replay_args<'a>(args: &[&'a str]) -> Result<(&'a str, Print), String> {
+    let (mut path, mut explain, mut svg, mut dark, mut lang) = (None, false, false, false, None);
+    let mut it = args.iter();
+    while let Some(&arg) = it.next() {
+        match arg {
+            "--explain" if !explain => explain = true,
+            "--svg" if !svg => svg = true,
+            "--dark" if !dark => dark = true,
+            "--lang" if lang.is_none() => {
+                let Some(&value) = it.next() else {
+                    return Err("--lang needs a value, en or zh".into());
+                };
+                lang = Some(match value {
+                    "en" => Lang::En,
+                    "zh" => Lang::Zh,
+                    _ => return Err(format!("--lang must be `en` or `zh`, got `{value}`")),
+                });
+            }
+            "--explain" | "--svg" | "--dark" | "--lang" => {
+                return Err(format!("{arg} is given twice"))
+            }
+            _ if arg.starts_with("--") => {
+                return Err(format!(
+                    "unknown argument `{arg}`; expected --explain or --svg [--dark], --lang en|zh, and FILE or -"
+                ))
+            }
+            _ if path.is_none() => path = Some(arg),
+            _ => {
+                return Err(format!(
+                    "one trace at a time, got `{}` and `{arg}`",
+                    path.unwrap_or("")
+                ))
+            }
+        }
+    }
+    let path = path.ok_or(
+        "which trace? replay [--explain | --svg [--dark]] [--lang en|zh] FILE, or - for standard input",
+    )?;
+    let print = match (explain, svg, lang) {
+        (true, true, _) => return Err("--explain and --svg: one at a time".into()),
+        (false, false, Some(_)) => return Err("--lang needs --explain or --svg".into()),
+        (false, false, None) if dark => return Err("--dark needs --svg".into()),
+        (false, false, None) => Print::Result,
+        (true, false, _) if dark => return Err("--dark needs --svg".into()),
+        (true, false, Some(l)) => Print::Explain(vec![l]),
+        (true, false, None) => Print::Explain(vec![Lang::En, Lang::Zh]),
+        (false, true, l) => Print::Diagram {
+            lang: l.unwrap_or_default(),
+            dark,
+        },
+    };
+    Ok((path, print))
+}
+
+fn replay(path: &str, print: Print) -> ExitCode {
     // Read at most one byte past the limit, as bytes: the size is judged before the text is.
     let mut bytes = Vec::new();
     let limit = trace::MAX_TRACE_BYTES as u64 + 1;
@@ -135,6 +207,11 @@ fn replay(path: &str) -> ExitCode {
         eprintln!("invalid trace: it is not UTF-8 text");
         return ExitCode::from(2);
     };
+    match print {
+        Print::Result => {}
+        Print::Explain(langs) => return replay_explained(&text, &langs),
+        Print::Diagram { lang, dark } => return replay_diagram(&text, lang, dark),
+    }
     match trace::replay_text(&text) {
         Ok(result) => match result.to_json_pretty() {
             Ok(json) => {
@@ -152,4 +229,68 @@ fn replay(path: &str) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `replay --svg`: the session's space-time diagram as the page's *Save SVG* writes it.
+fn replay_diagram(text: &str, lang: Lang, dark: bool) -> ExitCode {
+    use outbox_core::diagram::{svg, Diagram, Style};
+    use outbox_core::playground::{Command, Notice, Playground};
+    let trace = match trace::parse(text) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("invalid trace: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut pg = match Playground::new(trace.consumer) {
+        Ok(pg) => pg,
+        Err(e) => {
+            eprintln!("invalid trace: the databases failed: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    pg.apply(Command::Load(Box::new(trace)));
+    if let Some(Notice::Error(e)) = &pg.notice {
+        eprintln!("invalid trace: the databases failed: {e}");
+        return ExitCode::from(2);
+    }
+    let d = Diagram {
+        entries: &pg.entries,
+        pos: pg.pos,
+        broke_at: pg.broke_at,
+        restarted: pg.down.is_none(),
+        lang,
+    };
+    let mut out = std::io::stdout().lock();
+    say!(out, "{}", svg(&d, Style::File { dark }));
+    ExitCode::SUCCESS
+}
+
+/// `replay --explain`: why the invariant broke, a paragraph per language (a blank line between), in place of
+/// the result document; exits as `replay` does.
+fn replay_explained(text: &str, langs: &[Lang]) -> ExitCode {
+    let trace = match trace::parse(text) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("invalid trace: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    for (i, &lang) in langs.iter().enumerate() {
+        let paragraph = match explain::explain(&trace, lang) {
+            Ok(Some(x)) => x.text,
+            Ok(None) => match lang {
+                Lang::En => "The invariant holds after every step.".into(),
+                Lang::Zh => "每一步之后不变量都成立。".into(),
+            },
+            Err(e) => {
+                eprintln!("invalid trace: the databases failed: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let gap = if i > 0 { "\n" } else { "" };
+        say!(out, "{gap}{paragraph}");
+    }
+    ExitCode::SUCCESS
 }

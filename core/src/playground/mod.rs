@@ -106,6 +106,9 @@ pub struct Playground {
     pub snapshot: Rc<Snapshot>,
     pub before: Rc<Snapshot>,
     pub invariant: Invariant,
+    /// The first step (an index into `entries`) after which the invariant failed: the diagram marks it and
+    /// the explanation starts there. Kept while the reader travels in time; a new branch drops it if cut off.
+    pub broke_at: Option<usize>,
     /// The SQL both databases ran in the latest action.
     pub sql: Rc<Vec<SqlLine>>,
     pub lane: Vec<Card>,
@@ -132,6 +135,7 @@ impl PartialEq for Playground {
             && self.schema2 == other.schema2
             && self.notice == other.notice
             && self.pos == other.pos
+            && self.broke_at == other.broke_at
             && self.setup == other.setup
     }
 }
@@ -141,6 +145,7 @@ impl Playground {
     pub fn new(setup: ConsumerSetup) -> Result<Playground, String> {
         let mut session = Session::new(setup)?;
         session.set_sql_logging(true);
+        session.set_effect_log(true);
         let snapshot = Rc::new(session.snapshot()?);
         Ok(Playground {
             session: Rc::new(RefCell::new(session)),
@@ -154,6 +159,7 @@ impl Playground {
                 holds: true,
                 violations: Vec::new(),
             },
+            broke_at: None,
             sql: Rc::new(Vec::new()),
             lane: Vec::new(),
             next_card: 1,
@@ -322,10 +328,13 @@ impl Playground {
     fn run(&mut self, step: Step) -> StepReport {
         // Acting from a past position starts a new branch.
         self.entries.truncate(self.pos);
+        if self.broke_at.is_some_and(|i| i >= self.pos) {
+            self.broke_at = None;
+        }
         let step = step.with_crash_at(self.armed);
-        let mut report = self.session.borrow_mut().step(&step);
-        let sql = std::mem::take(&mut report.sql);
-        Rc::make_mut(&mut self.sql).extend(sql);
+        let report = self.session.borrow_mut().step(&step);
+        // The entry keeps its SQL too: the diagram shows a step's statements when the reader points at it.
+        Rc::make_mut(&mut self.sql).extend(report.sql.iter().cloned());
         match (report.result, &step) {
             (Outcome::Crashed, _) => {
                 self.armed = None;
@@ -341,6 +350,9 @@ impl Playground {
         self.pos = self.entries.len();
         // Read the tables back after every step: the next step of a multi-step action decides from them.
         self.reload();
+        if !self.invariant.holds && self.broke_at.is_none() {
+            self.broke_at = Some(self.pos - 1);
+        }
         report
     }
 

@@ -156,6 +156,10 @@ impl Replay for Loader {
         let fresh = &mut self.fresh;
         fresh.pos = fresh.entries.len();
         fresh.reload();
+        // Only a history that ends broken is replayed again, up to the step that broke it.
+        if !fresh.invariant.holds {
+            fresh.broke_at = crate::explain::first_broken(&fresh.trace()).ok().flatten();
+        }
         // Flows that only ever arrived at the consumer (a `receive` step) get their columns and buttons too.
         let snap = fresh.snapshot.clone();
         let seen = snap
@@ -205,6 +209,7 @@ impl Playground {
         } else {
             let mut fresh = Session::new(self.setup)?;
             fresh.set_sql_logging(false);
+            fresh.set_effect_log(true);
             let before = Rc::new(fresh.snapshot()?);
             (Rc::new(RefCell::new(fresh)), 0, before)
         };

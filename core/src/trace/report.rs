@@ -32,6 +32,10 @@ pub struct StepReport {
     /// The boundaries this step crossed (not part of the result format).
     #[serde(skip)]
     pub passed: Vec<Boundary>,
+    /// The effects this step committed, when the session logs them (the page's diagram; not part of the result
+    /// format).
+    #[serde(skip)]
+    pub effects: Vec<protocol::system::EffectRow>,
 }
 
 impl StepReport {
@@ -49,6 +53,7 @@ impl StepReport {
             applied: 0,
             sql: Vec::new(),
             passed: Vec::new(),
+            effects: Vec::new(),
         }
     }
 

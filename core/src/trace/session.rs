@@ -12,6 +12,8 @@ use crate::protocol::{
 /// A live session: fresh databases, then steps one at a time.
 pub struct Session {
     system: System,
+    /// The last effect row already reported, while the session reports each step's effects.
+    effects_seen: Option<i64>,
 }
 
 impl Session {
@@ -21,7 +23,10 @@ impl Session {
             support_v2: setup.support_v2,
         })
         .map_err(stop_message)?;
-        Ok(Session { system })
+        Ok(Session {
+            system,
+            effects_seen: None,
+        })
     }
 
     /// A session on the two database files in `dir`, shared with other real processes (the CLI's workers).
@@ -35,7 +40,10 @@ impl Session {
             support_v2: setup.support_v2,
         };
         let system = System::open_files(dir, store, config).map_err(stop_message)?;
-        Ok(Session { system })
+        Ok(Session {
+            system,
+            effects_seen: None,
+        })
     }
 
     /// Reaching an armed boundary ends the process with `hook` (see [`System::set_exit_hook`]).
@@ -46,6 +54,16 @@ impl Session {
     /// Logs every statement each step runs into its report (the UI's SQL panel).
     pub fn set_sql_logging(&mut self, on: bool) {
         self.system.set_logging(on);
+    }
+
+    /// Reports the effects each step committed ([`StepReport::effects`]; the page's diagram). Off by default:
+    /// one more query per step, which the explorer and the checker do not need.
+    pub fn set_effect_log(&mut self, on: bool) {
+        self.effects_seen = if on {
+            self.system.effects_after(0).ok().map(|(_, last)| last)
+        } else {
+            None
+        };
     }
 
     pub fn support_v2(&self) -> bool {
@@ -66,6 +84,12 @@ impl Session {
         }
         report.sql = self.system.take_sql_log();
         report.passed = self.system.take_passed();
+        if let Some(seen) = self.effects_seen {
+            if let Ok((effects, last)) = self.system.effects_after(seen) {
+                report.effects = effects;
+                self.effects_seen = Some(last);
+            }
+        }
         report
     }
 

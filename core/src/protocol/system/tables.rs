@@ -206,6 +206,27 @@ impl System {
         })
     }
 
+    /// The effect rows committed after row `id`, in written order, and the last row's id (what a step applied,
+    /// for the page's diagram).
+    pub fn effects_after(&self, id: i64) -> Result<(Vec<EffectRow>, i64), Stop> {
+        let mut stmt = self.consumer_disk.prepare_cached(
+            "SELECT id, event_id, flow_id, seq, kind, held FROM effect WHERE id > ? ORDER BY id",
+        )?;
+        let mut rows = stmt.query([id])?;
+        let (mut out, mut last) = (Vec::new(), id);
+        while let Some(r) = rows.next()? {
+            last = r.get(0)?;
+            out.push(EffectRow {
+                event_id: r.get(1)?,
+                flow_id: r.get(2)?,
+                seq: r.get(3)?,
+                kind: r.get(4)?,
+                held: r.get(5)?,
+            });
+        }
+        Ok((out, last))
+    }
+
     /// Everything committed in both databases, read through the disks (never from a copy kept elsewhere).
     pub fn snapshot(&self) -> Result<Snapshot, Stop> {
         self.committed(true)

@@ -1,0 +1,488 @@
+//! The space-time diagram of a session, as SVG text: a lane per party (the producer's state and outbox, the
+//! relay, the consumer's inbox, its apply with projection and effect log), time running down, one row per step.
+//! A relay is an arrow from the outbox lane to the inbox lane styled by its receipt; an apply shows its result
+//! and the effects it committed; a crash is a red cut naming the boundary and what rolled back; a restart, a
+//! line; the first step after which the invariant fails is marked.
+//!
+//! One renderer for the page (a window of rows, styled by the page's CSS), the exported file (every row, its
+//! styles inline, no script) and the golden file the tests hold it to. Marks carry `data-kind` (`relay`,
+//! `apply`, `crash`, `restart`, `violation`) and every row `data-step` (the step's index).
+
+pub use crate::lang::gloss;
+use crate::lang::Lang;
+use crate::playground::Entry;
+use crate::protocol::{ApplyResult, Boundary, FlowStop, Outcome};
+use crate::trace::Step;
+use std::fmt::Write as _;
+use style::file_style;
+
+mod style;
+
+pub const WIDTH: usize = 460;
+pub const HEADER: usize = 44;
+pub const ROW: usize = 42;
+/// The lanes' x positions: producer, relay, inbox, apply.
+const LANES: [usize; 4] = [64, 172, 280, 352];
+
+/// What to draw.
+pub struct Diagram<'a> {
+    pub entries: &'a [Entry],
+    /// Steps at or after this index are the future of a time travel: drawn dimmed.
+    pub pos: usize,
+    pub broke_at: Option<usize>,
+    /// The process restarted after the last step's crash (the page's Restart); between steps a crash is always
+    /// followed by a restart.
+    pub restarted: bool,
+    pub lang: Lang,
+}
+
+/// How to draw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// For the page: rows `from..to` only (the rest is empty space of the right height), classes styled by the
+    /// page's CSS, rows focusable.
+    Page { from: usize, to: usize },
+    /// A standalone file: every row, styles inline, no script, light or dark.
+    File { dark: bool },
+}
+
+/// The height of a diagram of `rows` rows.
+pub fn height(rows: usize) -> usize {
+    HEADER + rows * ROW + 8
+}
+
+/// The row a vertical offset falls in.
+pub fn row_at(y: usize) -> usize {
+    y.saturating_sub(HEADER) / ROW
+}
+
+fn w(lang: Lang, en: &'static str, zh: &'static str) -> &'static str {
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
+    }
+}
+
+/// What a crash at `boundary` rolled back (the boundary's transaction was open, or already committed).
+fn rolled_back(lang: Lang, boundary: Boundary) -> &'static str {
+    use Boundary::*;
+    match boundary {
+        ProducerAfterState => w(lang, "rolled back: the state change", "已回滚：状态更新"),
+        ProducerAfterOutbox => w(
+            lang,
+            "rolled back: state and outbox row",
+            "已回滚：状态与 outbox 行",
+        ),
+        ReceiveAfterInsert => w(lang, "rolled back: the inbox row", "已回滚：inbox 行"),
+        RelayAfterMark => w(lang, "rolled back: accepted=1", "已回滚：accepted=1"),
+        ApplyAfterProjection | ApplyAfterEffect => w(
+            lang,
+            "rolled back: projection, effect, applied",
+            "已回滚：投影、效果与 applied 标记",
+        ),
+        ReceiveAfterCommit => w(lang, "committed; the ack was lost", "已提交；确认未返回"),
+        ProducerAfterCommit | RelayAfterMarkCommit | ApplyAfterCommit => {
+            w(lang, "committed; nothing rolled back", "已提交；没有回滚")
+        }
+    }
+}
+
+/// XML text: `&`, `<`, `>` and quotes escaped.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Cut to `max` characters with an ellipsis; the row's title keeps the whole text.
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(max - 1).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// The flow a step is about, if any (a `receive` names it inside its event).
+fn step_flow(step: &Step) -> Option<String> {
+    match step {
+        Step::Receive { event, .. } => event
+            .get("flow_id")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        _ => step.flow().map(str::to_owned),
+    }
+}
+
+/// Colour classes for flows, in the order they first appear.
+struct Flows(Vec<String>);
+
+impl Flows {
+    fn class(&mut self, flow: &str) -> String {
+        let i = match self.0.iter().position(|f| f == flow) {
+            Some(i) => i,
+            None => {
+                self.0.push(flow.to_owned());
+                self.0.len() - 1
+            }
+        };
+        format!("f{}", i % 4)
+    }
+}
+
+/// The event id a relay or receive step carried.
+fn carried(entry: &Entry) -> Option<String> {
+    match &entry.step {
+        Step::Receive { event, .. } => Some(
+            event
+                .get("event_id")
+                .and_then(|v| v.as_str())
+                .map_or_else(|| "?".to_owned(), |s| clip(s, 12)),
+        ),
+        _ => entry.report.relayed.clone(),
+    }
+}
+
+/// The step as a short command line (the event log, the diagram's rows): `relay A3`, `apply A`, `advance A2 confirmed`.
+pub fn describe(step: &Step) -> String {
+    match step {
+        Step::Advance(w) => format!("advance {} {} (schema {})", w.event_id, w.kind, w.schema),
+        Step::UnsafeDualWrite(w) => format!("unsafe_dual_write {}", w.event_id),
+        Step::Relay { event_id, .. } => {
+            format!("relay {}", event_id.as_deref().unwrap_or("(next)"))
+        }
+        Step::Receive { event, .. } => {
+            format!("receive {}", crate::json::short_json(event))
+        }
+        Step::Apply { flow, .. } => format!("apply {flow}"),
+        Step::ProcessAll { .. } => "process_all".into(),
+        Step::SetSupportV2 { on } => format!("set_support_v2 {on}"),
+        Step::InjectFault { target } => format!("inject_fault {}", target.name()),
+        Step::ClearFault { target } => format!("clear_fault {}", target.name()),
+    }
+}
+
+/// The apply lane's two lines for a step that ran the consumer's apply, if it did.
+fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
+    let r = &entry.report;
+    let applied = if r.effects.is_empty() {
+        None
+    } else {
+        let ids: Vec<&str> = r.effects.iter().map(|e| e.event_id.as_str()).collect();
+        // The new last_seq: one number for one flow, `A:2 B:1` when the drain applied several.
+        let one = r.effects.iter().all(|e| e.flow_id == r.effects[0].flow_id);
+        let mut last = String::new();
+        for e in &r.effects {
+            if one {
+                last = e.seq.to_string();
+            } else {
+                if !last.is_empty() {
+                    last.push(' ');
+                }
+                let _ = write!(last, "{}:{}", e.flow_id, e.seq);
+            }
+        }
+        Some((
+            format!("{} {}", w(lang, "applied", "applied"), ids.join(", ")),
+            format!("last_seq {last}"),
+        ))
+    };
+    let stop = |s: FlowStop| match s {
+        FlowStop::Idle => "idle".to_owned(),
+        FlowStop::Gap => "gap".to_owned(),
+        FlowStop::Blocked(reason) => format!("blocked: {reason}"),
+        FlowStop::Limit => "limit".to_owned(),
+    };
+    match (&entry.step, r.result) {
+        (Step::Apply { flow, .. }, Outcome::Apply(a)) => Some(match a {
+            ApplyResult::Applied => applied.unwrap_or_else(|| ("applied".into(), flow.clone())),
+            ApplyResult::Gap => (format!("{flow}: gap"), w(lang, "waits", "等待").into()),
+            ApplyResult::Idle => (format!("{flow}: idle"), String::new()),
+            ApplyResult::Blocked(reason) => (format!("{flow}: blocked"), reason.to_string()),
+        }),
+        (Step::ProcessAll { .. }, _) => {
+            let stops = r
+                .flows
+                .iter()
+                .flatten()
+                .filter(|(_, s)| **s != FlowStop::Idle)
+                .map(|(f, s)| format!("{f}: {}", stop(*s)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(match applied {
+                Some((first, second)) if stops.is_empty() => (first, second),
+                Some((first, _)) => (first, stops),
+                None if stops.is_empty() => ("process_all".into(), "idle".into()),
+                None => ("process_all".into(), stops),
+            })
+        }
+        // The dedupe-only control applies on receive.
+        _ => applied,
+    }
+}
+
+/// The SVG of `d`, drawn as `style` says.
+pub fn svg(d: &Diagram, style: Style) -> String {
+    let lang = d.lang;
+    let n = d.entries.len();
+    let (from, to, file) = match style {
+        Style::Page { from, to } => (from.min(n), to.min(n), None),
+        Style::File { dark } => (0, n, Some(dark)),
+    };
+    let h = height(n);
+    let mut s = String::with_capacity(256 + (to - from) * 600);
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="diagram" data-testid="diagram" viewBox="0 0 {WIDTH} {h}" width="{WIDTH}" height="{h}" role="img" aria-label="{}" lang="{}">"#,
+        w(lang, "Space-time diagram of the session", "会话的时空图"),
+        lang.tag()
+    );
+    if let Some(dark) = file {
+        s.push_str(&file_style(dark));
+    }
+    // Lanes and their names.
+    let names = [
+        (
+            w(lang, "producer", "生产端"),
+            w(lang, "state + outbox", "状态 + outbox"),
+        ),
+        (w(lang, "relay", "中继"), ""),
+        (w(lang, "inbox", "收件箱"), ""),
+        (
+            w(lang, "apply", "应用"),
+            w(lang, "projection + effect", "投影 + 效果"),
+        ),
+    ];
+    for (x, (name, sub)) in LANES.iter().zip(names) {
+        let _ = write!(
+            s,
+            r#"<line class="lane" x1="{x}" y1="{}" x2="{x}" y2="{}"/><text class="head" x="{x}" y="16" text-anchor="middle">{name}</text>"#,
+            HEADER - 6,
+            h - 4
+        );
+        if !sub.is_empty() {
+            let _ = write!(
+                s,
+                r#"<text class="sub" x="{x}" y="30" text-anchor="middle">{sub}</text>"#
+            );
+        }
+    }
+    let mut flows = Flows(Vec::new());
+    // Colours follow first appearance over the whole session, so a window draws a flow as the file does.
+    for e in &d.entries[..from] {
+        if let Some(f) = step_flow(&e.step) {
+            flows.class(&f);
+        }
+    }
+    for i in from..to {
+        row(&mut s, d, i, &mut flows, file.is_none());
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
+    let lang = d.lang;
+    let entry = &d.entries[i];
+    let r = &entry.report;
+    let top = HEADER + i * ROW;
+    let y = top + ROW / 2;
+    let mut class = String::from("row");
+    if i + 1 == d.pos {
+        class.push_str(" now");
+    } else if i >= d.pos {
+        class.push_str(" later");
+    }
+    let what = describe(&entry.step);
+    let result = r.summary();
+    let _ = write!(s, r#"<g class="{class}" data-step="{i}""#);
+    if page {
+        let _ = write!(
+            s,
+            r#" tabindex="0" role="button" aria-label="{} {}: {} → {}""#,
+            w(lang, "Step", "第"),
+            i + 1,
+            esc(&what),
+            esc(&result)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"><title>{}. {} → {}</title><rect class="band" x="0" y="{top}" width="{WIDTH}" height="{ROW}"/><text class="num" x="6" y="{}">{}</text>"#,
+        i + 1,
+        esc(&what),
+        esc(&result),
+        y + 4,
+        i + 1
+    );
+    // A restart before this step: the previous one crashed.
+    if i > 0 && d.entries[i - 1].report.result == Outcome::Crashed {
+        restart(s, i, top + 2, lang);
+    }
+    let flow = step_flow(&entry.step).map(|f| flows.class(&f));
+    let fc = flow.as_deref().unwrap_or("f0");
+    let [xp, xr, xi, xa] = LANES;
+    match &entry.step {
+        Step::Advance(x) | Step::UnsafeDualWrite(x) => {
+            let ok = r.result == Outcome::COMMITTED;
+            let _ = write!(
+                s,
+                r#"<circle class="dot {fc}{}" cx="{xp}" cy="{y}" r="5"/><text x="{}" y="{}">{} {}</text>"#,
+                if ok { "" } else { " off" },
+                xp + 9,
+                y + 4,
+                esc(&clip(&x.event_id, 8)),
+                esc(&clip(&gloss(lang, &x.kind), 16)),
+            );
+            if !ok && r.result != Outcome::Crashed {
+                let _ = write!(
+                    s,
+                    r#"<text class="why" x="{}" y="{}">{}</text>"#,
+                    xp + 9,
+                    y + 15,
+                    esc(&result)
+                );
+            }
+        }
+        Step::Relay { .. } | Step::Receive { .. } => match (carried(entry), r.result) {
+            (Some(id), Outcome::Received(receipt)) => {
+                let x1 = if matches!(entry.step, Step::Receive { .. }) {
+                    xr
+                } else {
+                    xp
+                };
+                let _ = write!(
+                    s,
+                    r#"<g data-kind="relay" data-result="{receipt}"><line class="msg {fc} {receipt}" x1="{x1}" y1="{}" x2="{}" y2="{}"/><path class="head {fc} {receipt}" d="M{xi} {} l-8 -6 v12 z"/><text class="lbl" x="{xr}" y="{}" text-anchor="middle">{} {receipt}</text></g>"#,
+                    y - 8,
+                    xi - 7,
+                    y + 8,
+                    y + 8,
+                    y - 9,
+                    esc(&id),
+                );
+            }
+            (id, result) => {
+                // A crash says its own words on the cut below.
+                let word = if result == Outcome::Crashed {
+                    String::new()
+                } else {
+                    clip(&r.summary(), 22)
+                };
+                let _ = write!(
+                    s,
+                    r#"<text class="why" x="{xr}" y="{}" text-anchor="middle">{} {}</text>"#,
+                    y + 4,
+                    esc(&id.unwrap_or_default()),
+                    esc(&word)
+                );
+            }
+        },
+        Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => {
+            let _ = write!(
+                s,
+                r#"<text class="why" x="{}" y="{}">{}</text>"#,
+                xi + 6,
+                y + 4,
+                esc(&clip(&what, 34))
+            );
+        }
+        Step::Apply { .. } | Step::ProcessAll { .. } => {}
+    }
+    if let Some((first, second)) = apply_lines(lang, entry) {
+        let applied = !r.effects.is_empty();
+        let _ = write!(
+            s,
+            r#"<g data-kind="apply" data-result="{}">"#,
+            r.result.head()
+        );
+        if applied {
+            let _ = write!(
+                s,
+                r#"<line class="msg {fc}" x1="{xi}" y1="{}" x2="{}" y2="{}"/>"#,
+                top + 13,
+                xa - 6,
+                top + 13
+            );
+        }
+        let _ = write!(
+            s,
+            r#"<rect class="box {} {}" x="{}" y="{}" width="10" height="10"/><text x="{}" y="{}">{}</text><text class="why" x="{}" y="{}">{}</text></g>"#,
+            if applied { fc } else { "" },
+            r.result.head(),
+            xa - 5,
+            top + 8,
+            xa + 9,
+            top + 17,
+            esc(&clip(&first, 16)),
+            xa + 9,
+            top + 29,
+            esc(&clip(&second, 16))
+        );
+    }
+    if r.result == Outcome::Crashed {
+        let (first, second) = match r.boundary {
+            Some(b) => (
+                format!("✗ {} {}. {b}", w(lang, "crash at", "崩溃于"), b.number()),
+                rolled_back(lang, b),
+            ),
+            None => (
+                w(lang, "✗ crash: no outbox row", "✗ 崩溃：没有 outbox 行").to_owned(),
+                w(
+                    lang,
+                    "the state change was committed alone",
+                    "状态更新已单独提交",
+                ),
+            ),
+        };
+        let bottom = top + ROW - 3;
+        let _ = write!(
+            s,
+            r#"<g data-kind="crash"{}><line class="cut" x1="30" y1="{bottom}" x2="{}" y2="{bottom}"/><text class="bad" x="{}" y="{}" text-anchor="end">{}</text><text class="why" x="{}" y="{}" text-anchor="end">{}</text></g>"#,
+            r.boundary
+                .map(|b| format!(r#" data-boundary="{b}""#))
+                .unwrap_or_default(),
+            WIDTH - 4,
+            WIDTH - 4,
+            top + 14,
+            esc(&first),
+            WIDTH - 4,
+            top + 27,
+            second
+        );
+        if i + 1 == d.entries.len() && d.restarted {
+            restart(s, i, top + ROW, lang);
+        }
+    }
+    if d.broke_at == Some(i) {
+        let _ = write!(
+            s,
+            r#"<g data-kind="violation"><circle class="violation" cx="{xa}" cy="{}" r="11"/><text class="bad" x="{}" y="{}">{}</text></g>"#,
+            top + 13,
+            xa + 9,
+            top + 40,
+            w(lang, "✗ invariant broken", "✗ 不变量被破坏")
+        );
+    }
+    s.push_str("</g>");
+}
+
+fn restart(s: &mut String, i: usize, y: usize, lang: Lang) {
+    let _ = write!(
+        s,
+        r#"<g data-kind="restart" data-step="{i}"><line class="restart" x1="4" y1="{y}" x2="{}" y2="{y}"/><text class="ok rs" x="6" y="{}">{}</text></g>"#,
+        WIDTH - 4,
+        y + 10,
+        w(lang, "↻ restart", "↻ 重启")
+    );
+}

@@ -1,0 +1,185 @@
+//! The space-time diagram as the page, the exported file and the golden file draw it: its marks for each
+//! step, read back from the SVG text. Native only (the renderer is plain Rust; the page's copy of it is
+//! checked in Chromium by the end-to-end tests).
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_core::diagram::{svg, Diagram, Style};
+use outbox_core::lang::Lang;
+use outbox_core::playground::{Command, Playground};
+use outbox_core::protocol::{Boundary, Outcome};
+use outbox_core::trace::{ConsumerSetup, Op};
+
+fn preset(n: usize) -> Playground {
+    let mut pg = Playground::new(ConsumerSetup::default()).expect("in-memory databases open");
+    pg.apply(Command::LoadPreset(n - 1));
+    assert!(pg.notice.is_none(), "{:?}", pg.notice);
+    pg
+}
+
+fn draw(pg: &Playground, lang: Lang, style: Style) -> String {
+    svg(
+        &Diagram {
+            entries: &pg.entries,
+            pos: pg.pos,
+            broke_at: pg.broke_at,
+            restarted: pg.down.is_none(),
+            lang,
+        },
+        style,
+    )
+}
+
+fn file(pg: &Playground, lang: Lang) -> String {
+    draw(pg, lang, Style::File { dark: false })
+}
+
+/// The `data-step` of every mark of `kind`, in order.
+fn marks(svg: &str, kind: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut step = None;
+    for tag in svg.split('<') {
+        if let Some(rest) = tag.strip_prefix("g class=\"row") {
+            let at = rest.find("data-step=\"").expect("a row names its step") + 11;
+            let end = rest[at..].find('"').unwrap();
+            step = Some(rest[at..at + end].parse::<usize>().unwrap());
+        }
+        if tag.contains(&format!("data-kind=\"{kind}\"")) {
+            out.push(step.expect("a mark sits in a row"));
+        }
+    }
+    out
+}
+
+#[test]
+fn one_arrow_per_relay_with_its_receipt() {
+    let pg = preset(3);
+    let svg = file(&pg, Lang::En);
+    let relays: Vec<usize> = pg
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.report.result, Outcome::Received(_)))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(!relays.is_empty());
+    assert_eq!(marks(&svg, "relay"), relays);
+    for i in relays {
+        let Outcome::Received(receipt) = pg.entries[i].report.result else {
+            unreachable!()
+        };
+        let id = pg.entries[i].report.relayed.clone().unwrap();
+        assert!(
+            svg.contains(&format!(">{id} {receipt}</text>")),
+            "step {i}: {id} {receipt}"
+        );
+    }
+}
+
+#[test]
+fn applies_name_the_event_and_the_new_last_seq_or_why_they_stopped() {
+    let pg = preset(3);
+    let svg = file(&pg, Lang::En);
+    let applies: Vec<usize> = pg
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.step.op(), Op::Apply | Op::ProcessAll))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(marks(&svg, "apply"), applies);
+    // Arrival 3, 1, 2: after 3 the flow waits at a gap; the drain at the end applies A1..A3.
+    assert_eq!(svg.matches(">A: gap</text>").count(), 2, "{svg}");
+    for (id, seq) in [("A1", 1), ("A2", 2), ("A3", 3)] {
+        assert!(
+            svg.contains(&format!(">applied {id}</text>"))
+                && svg.contains(&format!(">last_seq {seq}</text>")),
+            "{id}: {svg}"
+        );
+    }
+}
+
+#[test]
+fn a_crash_is_a_cut_naming_its_boundary_and_a_restart_follows() {
+    let pg = preset(9);
+    let svg = file(&pg, Lang::En);
+    let crashes: Vec<usize> = pg
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.report.result == Outcome::Crashed)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(crashes.len(), 10, "experiment 9 crashes at each boundary");
+    assert_eq!(marks(&svg, "crash"), crashes);
+    for b in Boundary::ALL {
+        assert!(
+            svg.contains(&format!("data-boundary=\"{b}\""))
+                && svg.contains(&format!("{}. {b}", b.number())),
+            "{b}"
+        );
+    }
+    // Each crash but a last one is followed by a restart drawn on the next step's row.
+    let restarts = marks(&svg, "restart");
+    let want: Vec<usize> = crashes
+        .iter()
+        .map(|i| i + 1)
+        .filter(|i| *i < pg.entries.len())
+        .collect();
+    assert_eq!(restarts, want);
+}
+
+#[test]
+fn the_first_broken_step_is_marked_and_only_it() {
+    let pg = preset(5);
+    assert!(!pg.invariant.holds);
+    let at = pg.broke_at.expect("experiment 5 breaks the invariant");
+    let svg = file(&pg, Lang::En);
+    assert_eq!(marks(&svg, "violation"), vec![at]);
+    let fine = preset(3);
+    assert!(marks(&file(&fine, Lang::En), "violation").is_empty());
+}
+
+#[test]
+fn the_page_draws_a_window_and_the_file_has_no_script() {
+    let pg = preset(9);
+    let n = pg.entries.len();
+    let page = draw(&pg, Lang::En, Style::Page { from: 2, to: 5 });
+    assert_eq!(page.matches("<g class=\"row").count(), 3);
+    assert!(page.contains(&format!("height=\"{}\"", outbox_core::diagram::height(n))));
+    assert!(page.contains("tabindex=\"0\""));
+    let file = file(&pg, Lang::En);
+    assert_eq!(file.matches("<g class=\"row").count(), n);
+    assert!(!file.to_lowercase().contains("<script") && !file.contains(" on"));
+    assert!(file.contains("<style>") && !file.contains("tabindex"));
+}
+
+#[test]
+fn chinese_glosses_the_business_states_and_names_the_lanes() {
+    let pg = preset(3);
+    let svg = file(&pg, Lang::Zh);
+    assert!(
+        svg.contains("reserved（预留）") && svg.contains("released（释放）"),
+        "{svg}"
+    );
+    assert!(svg.contains("生产端") && svg.contains("收件箱"));
+    assert!(svg.contains("lang=\"zh-Hans\""));
+}
+
+/// The golden file: experiment 3, English, light. `UPDATE_GOLDEN=1` writes it anew; review the diff.
+#[test]
+fn golden_svg_of_experiment_3() {
+    let svg = file(&preset(3), Lang::En) + "\n";
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/03-arrival-3-1-2.svg"
+    );
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, &svg).unwrap();
+    }
+    let golden =
+        std::fs::read_to_string(path).expect("the golden file exists (UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(
+        svg, golden,
+        "the diagram of experiment 3 changed; if on purpose, UPDATE_GOLDEN=1"
+    );
+}

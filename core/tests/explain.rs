@@ -1,0 +1,372 @@
+//! "Why it broke, in words": what a reader reads for experiment 05, for each wrong consumer's shortest
+//! counterexample (CHECKER.md), for the unsafe producer, for hand-made histories (an illegal transition, a flow
+//! that stops short), and nothing for a history that holds.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_core::checker::{Config, Property, Search, Verdict};
+use outbox_core::explain::{explain, explain_property, first_broken, Explanation};
+use outbox_core::lang::Lang;
+use outbox_core::protocol::{Ordering, WriteMode};
+use outbox_core::trace::{self, Trace};
+
+fn experiment(file: &str) -> Trace {
+    let path = format!("{}/../experiments/{file}", env!("CARGO_MANIFEST_DIR"));
+    trace::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A trace from its consumer and its steps, written as TRACE.md's JSON.
+fn trace(consumer: &str, steps: &[&str]) -> Trace {
+    let text = format!(
+        r#"{{"format":"outbox-playground-trace/1","consumer":{{"ordering":"{consumer}"}},"steps":[{}]}}"#,
+        steps.join(",")
+    );
+    trace::parse(&text).unwrap()
+}
+
+fn advance(id: &str, expected_seq: i64, kind: &str) -> String {
+    format!(
+        r#"{{"op":"advance","flow":"A","event_id":"{id}","expected_seq":{expected_seq},"kind":"{kind}","schema":1,"payload":{{"amount":3}}}}"#
+    )
+}
+
+/// The shortest counterexample the checker finds, with its property and message.
+fn counterexample(config: Config) -> (Trace, Property, String) {
+    let mut search = Search::new(config).unwrap().with_threads(1);
+    match search.finish().unwrap() {
+        Verdict::Violated(c) => (
+            c.trace.clone(),
+            c.violation.property,
+            c.violation.message.clone(),
+        ),
+        Verdict::Holds => panic!("the configuration holds"),
+    }
+}
+
+fn config(consumer: Ordering, producer: WriteMode, schema2: &[&str]) -> Config {
+    Config {
+        consumer,
+        producer,
+        schema2: schema2.iter().map(|s| s.to_string()).collect(),
+        ..Config::default()
+    }
+}
+
+/// Both languages' explanations; they name the same steps.
+fn both(trace: &Trace) -> (Explanation, Explanation) {
+    let en = explain(trace, Lang::En)
+        .unwrap()
+        .expect("the invariant fails");
+    let zh = explain(trace, Lang::Zh)
+        .unwrap()
+        .expect("the invariant fails");
+    assert_eq!((en.step, &en.steps), (zh.step, &zh.steps));
+    assert_eq!(en.step, first_broken(trace).unwrap());
+    eprintln!("{}\n{}\n", en.text, zh.text);
+    (en, zh)
+}
+
+fn has(text: &str, needles: &[&str]) {
+    for n in needles {
+        assert!(text.contains(n), "{n:?} is missing from: {text}");
+    }
+}
+
+/// Real Chinese: mostly Han characters outside the identifiers, never an English sentence.
+fn chinese(text: &str) {
+    let han = text
+        .chars()
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+        .count();
+    assert!(han * 4 > text.chars().count(), "too little Chinese: {text}");
+    for english in [" the ", " was ", " and ", "Step ", "A correct"] {
+        assert!(!text.contains(english), "English {english:?} in: {text}");
+    }
+}
+
+#[test]
+fn experiment_05_names_the_step_that_applied_a3_before_a1_and_a2() {
+    let (en, zh) = both(&experiment("05-dedupe-only-consumer.json"));
+    assert_eq!((en.step, en.steps.as_slice()), (Some(3), &[3][..]));
+    has(
+        &en.text,
+        &[
+            "Step 4 (relay A3) applied A3 (released, seq 3) on arrival",
+            "last_seq 0 (new)",
+            "A1 and A2 had not been applied",
+            "strict consumer",
+            "gap",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 4 步（relay A3）",
+            "released（释放）",
+            "A1 和 A2",
+            "还没有被应用",
+            "gap",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn dedupe_only_counterexample() {
+    let (t, p, m) = counterexample(config(Ordering::DedupeOnly, WriteMode::Atomic, &[]));
+    assert_eq!(p, Property::ConsumerInvariant);
+    let (en, zh) = both(&t);
+    assert_eq!(en, explain_property(&t, p, &m, Lang::En).unwrap().unwrap());
+    assert_eq!(en.step, Some(2));
+    has(
+        &en.text,
+        &[
+            "Step 3 (relay A2) applied A2 (confirmed, seq 2) on arrival",
+            "A1 had not been applied",
+            "gap and waits",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 3 步（relay A2）",
+            "confirmed（确认）",
+            "A1 还没有被应用",
+            "gap",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn greater_than_counterexample() {
+    let (t, p, m) = counterexample(config(Ordering::GreaterThan, WriteMode::Atomic, &[]));
+    assert_eq!(p, Property::ConsumerInvariant);
+    let (en, zh) = both(&t);
+    assert_eq!(zh, explain_property(&t, p, &m, Lang::Zh).unwrap().unwrap());
+    assert_eq!(en.steps, [3]);
+    has(
+        &en.text,
+        &[
+            "Step 4 (apply A) applied A2 (confirmed, seq 2) while flow A was at last_seq 0 (new)",
+            "A1 had not been applied",
+            "applies only last_seq + 1 (A1): here it answers gap and waits",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 4 步（apply A）",
+            "confirmed（确认）",
+            "new（新建）",
+            "A1 还没有被应用",
+            "gap",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn greater_than_past_a_blocked_event() {
+    // A1 in schema 2 is blocked (support_v2 is off); greater-than then takes A2, which is "greater than 0".
+    let a1 = r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":2,"payload":{"units":3}}"#;
+    let t = trace(
+        "greater_than",
+        &[
+            a1,
+            &advance("A2", 1, "confirmed"),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"A"}"#,
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"A"}"#,
+        ],
+    );
+    let (en, zh) = both(&t);
+    assert_eq!(en.steps, [5]);
+    has(
+        &en.text,
+        &[
+            "Step 6 (apply A) applied A2 (confirmed, seq 2) while flow A was at last_seq 0 (new)",
+            "A1 had not been applied",
+            "here it answers blocked, as A1 is, and waits",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 6 步（apply A）",
+            "confirmed（确认）",
+            "A1 被阻塞而回答 blocked",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn skip_blocked_counterexample() {
+    let (t, p, m) = counterexample(config(Ordering::SkipBlocked, WriteMode::Atomic, &["A2"]));
+    assert_eq!(p, Property::ConsumerInvariant);
+    let (en, zh) = both(&t);
+    assert_eq!(en, explain_property(&t, p, &m, Lang::En).unwrap().unwrap());
+    assert_eq!(en.steps, [5]);
+    has(
+        &en.text,
+        &[
+            "Step 6 (apply A) marked A2 blocked (unsupported_schema)",
+            "last_seq from 1 to 2, still reserved",
+            "never moves past a blocked event",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 6 步（apply A）",
+            "A2",
+            "blocked（unsupported_schema）",
+            "从 1 挪到了 2，状态仍是 reserved（预留）",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn effect_outside_tx_counterexample_names_the_crash() {
+    let (t, p, m) = counterexample(config(Ordering::EffectOutsideTx, WriteMode::Atomic, &[]));
+    assert_eq!(p, Property::ConsumerInvariant);
+    let (en, zh) = both(&t);
+    assert_eq!(en, explain_property(&t, p, &m, Lang::En).unwrap().unwrap());
+    assert_eq!(en.steps, [2]);
+    has(
+        &en.text,
+        &[
+            "Step 3 (apply A) crashed at apply.after_effect",
+            "the effect of A1 (reserved) survived",
+            "inbox row is still pending",
+            "one transaction",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 3 步（apply A）在 apply.after_effect 退出",
+            "reserved（预留）",
+            "A1",
+            "pending",
+            "同一个事务",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn an_illegal_transition_names_both_states() {
+    // Greater-than checks no transition: an event that releases a flow still new is applied.
+    let t = trace(
+        "greater_than",
+        &[
+            r#"{"op":"receive","event":{"event_id":"A1","flow_id":"A","seq":1,"kind":"released","schema":1,"payload":{"amount":3}}}"#,
+            r#"{"op":"apply","flow":"A"}"#,
+        ],
+    );
+    let (en, zh) = both(&t);
+    assert_eq!(en.steps, [1]);
+    has(
+        &en.text,
+        &[
+            "Step 2 (apply A) applied A1 (released) as seq 1 of flow A, which was new",
+            "released does not follow new",
+            "blocked (invalid_transition)",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 2 步（apply A）",
+            "released（释放）",
+            "new（新建）",
+            "invalid_transition",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn the_unsafe_dual_write_loses_a_transition() {
+    let (t, p, m) = counterexample(config(Ordering::Strict, WriteMode::UnsafeDualWrite, &[]));
+    assert_eq!(p, Property::NoLoss);
+    let en = explain_property(&t, p, &m, Lang::En).unwrap().unwrap();
+    let zh = explain_property(&t, p, &m, Lang::Zh).unwrap().unwrap();
+    eprintln!("{}\n{}\n", en.text, zh.text);
+    assert_eq!((en.step, en.steps.as_slice()), (Some(0), &[0][..]));
+    assert_eq!(zh.steps, en.steps);
+    has(
+        &en.text,
+        &[
+            "Step 1 (unsafe_dual_write A1) committed flow A's change to reserved (seq 1) on its own",
+            "before it wrote A1 to the outbox",
+            "in one transaction",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "第 1 步（unsafe_dual_write A1）",
+            "reserved（预留）",
+            "A1",
+            "outbox",
+            "同一个事务",
+        ],
+    );
+    chinese(&zh.text);
+    // The consumer's invariant is not what broke.
+    assert_eq!(explain(&t, Lang::En).unwrap(), None);
+}
+
+#[test]
+fn a_flow_that_stops_short_breaks_completion() {
+    let t = trace(
+        "strict",
+        &[
+            &advance("A1", 0, "reserved"),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"A"}"#,
+            &advance("A2", 1, "confirmed"),
+            r#"{"op":"relay"}"#,
+        ],
+    );
+    let message = "nothing is left to do, yet flow A stops at last_seq 1 and its next event A2 is pending, not blocked";
+    let en = explain_property(&t, Property::Completion, message, Lang::En)
+        .unwrap()
+        .unwrap();
+    let zh = explain_property(&t, Property::Completion, message, Lang::Zh)
+        .unwrap()
+        .unwrap();
+    eprintln!("{}\n{}\n", en.text, zh.text);
+    assert_eq!((en.step, en.steps.as_slice()), (Some(4), &[4][..]));
+    has(
+        &en.text,
+        &[
+            "flow A stops at last_seq 1 (reserved), short of seq 2",
+            "A2 has been in the inbox since step 5 and is still pending",
+            "no step tried to apply it",
+        ],
+    );
+    has(
+        &zh.text,
+        &[
+            "last_seq 1",
+            "reserved（预留）",
+            "A2 从第 5 步起就在 inbox 里",
+            "pending",
+        ],
+    );
+    chinese(&zh.text);
+}
+
+#[test]
+fn a_history_that_holds_has_nothing_to_explain() {
+    for file in ["03-arrival-3-1-2.json", "09-ten-crash-boundaries.json"] {
+        let t = experiment(file);
+        assert_eq!(explain(&t, Lang::En).unwrap(), None, "{file}");
+        assert_eq!(explain(&t, Lang::Zh).unwrap(), None, "{file}");
+    }
+}
