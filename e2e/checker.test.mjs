@@ -75,6 +75,9 @@ test('the gallery catches every wrong turn with its shortest history, and strict
       await expect(page.getByTestId('check-consumer')).toHaveValue(knobs.consumer);
       await expect(page.getByTestId('check-producer')).toHaveValue(knobs.producer ?? 'atomic');
       await expect(page.getByTestId('check-events')).toHaveValue(String(knobs.events));
+      // Why it broke, in words: breadth first, the history breaks at its last step, and the paragraph says so.
+      const length = want[name].wrong.counterexample.steps.length;
+      await expect(page.locator('.check-result').getByTestId('explain')).toContainText(`Step ${length} (`);
     });
   }
   // The unsafe producer's history opens in the player too: its steps, then the lost transition in the tables.

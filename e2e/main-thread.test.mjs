@@ -32,3 +32,37 @@ test('the default configuration runs off the main thread: no long task over 50 m
   expect(long.filter((d) => d > 50), `long tasks during the run: ${long.join(', ')} ms`).toEqual([]);
   expect(wasm, 'the worker instantiates the module the page already has').toEqual([]);
 });
+
+test('a 10,000-step diagram draws only the rows on screen, and scrolling it has no long task over 50 ms', async ({ dist, open }) => {
+  const page = await open(dist.url, { viewport: { width: 1280, height: 900 } });
+  await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
+  const steps = [];
+  ['reserved', 'confirmed', 'released'].forEach((kind, i) => steps.push(
+    { op: 'advance', flow: 'A', event_id: `A${i + 1}`, expected_seq: i, kind, schema: 1, payload: { amount: 3 } }));
+  while (steps.length < 10_000) steps.push(steps.length % 2 ? { op: 'relay', event_id: 'A1' } : { op: 'apply', flow: 'A' });
+  await page.getByTestId('import-text').fill(JSON.stringify({ format: 'outbox-playground-trace/1', steps }));
+  await page.getByTestId('import-load').click();
+  await expect(page.getByTestId('position')).toHaveText('after step 10000 of 10000', { timeout: 120_000 });
+  const rows = page.getByTestId('diagram').locator('g.row');
+  // Only a window of rows is in the DOM, around the current (last) step, which is in view.
+  await expect(page.getByTestId('diagram').locator('g.row[data-step="9999"]')).toBeVisible();
+  expect(await rows.count()).toBeLessThan(120);
+  await page.evaluate(() => {
+    window.__long = [];
+    window.__observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__long.push(Math.round(e.duration));
+    });
+    window.__observer.observe({ type: 'longtask' });
+  });
+  // Scroll the diagram from the end to the start with the wheel, as a reader would, then jump to the middle.
+  const box = page.locator('.diagram-scroll');
+  await box.hover();
+  for (let i = 0; i < 30; i++) await page.mouse.wheel(0, -4000);
+  await box.evaluate((el) => { el.scrollTop = el.scrollHeight / 2; });
+  await expect(page.getByTestId('diagram').locator('g.row[data-step="5000"]')).toBeAttached();
+  await box.evaluate((el) => { el.scrollTop = 0; });
+  await expect(page.getByTestId('diagram').locator('g.row[data-step="0"]')).toBeVisible();
+  expect(await rows.count()).toBeLessThan(120);
+  const long = await page.evaluate(() => [...window.__long, ...window.__observer.takeRecords().map((e) => Math.round(e.duration))]);
+  expect(long.filter((d) => d > 50), `long tasks while scrolling: ${long.join(', ')} ms`).toEqual([]);
+});

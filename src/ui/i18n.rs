@@ -3,40 +3,7 @@
 
 use std::sync::OnceLock;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    En,
-    Zh,
-}
-
-impl Lang {
-    /// The BCP 47 tag for `<html lang>`.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Zh => "zh-Hans",
-        }
-    }
-
-    pub fn from_tag(tag: &str) -> Option<Lang> {
-        let tag = tag.to_ascii_lowercase();
-        if tag.starts_with("zh") {
-            Some(Lang::Zh)
-        } else if tag.starts_with("en") {
-            Some(Lang::En)
-        } else {
-            None
-        }
-    }
-
-    pub fn other(self) -> Lang {
-        match self {
-            Lang::En => Lang::Zh,
-            Lang::Zh => Lang::En,
-        }
-    }
-}
+pub use outbox_core::lang::Lang;
 
 // Minified by build.rs from `i18n/en.json` and `i18n/zh.json`.
 pub const EN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n-en.json"));

@@ -296,3 +296,33 @@ pub fn mark(name: &str) {
         let _ = perf.mark(name);
     }
 }
+
+/// Saves `text` as a file through a temporary object URL.
+pub fn download(name: &str, mime: &str, text: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let parts = js_sys_array(text);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Ok(a) = document.create_element("a") {
+        if let Ok(a) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlAnchorElement>(a) {
+            a.set_href(&url);
+            a.set_download(name);
+            a.click();
+        }
+    }
+    // The URL is not revoked at once: Chromium may still be reading it when click() returns.
+}
+
+fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
+    let array = js_sys::Array::new();
+    array.push(&wasm_bindgen::JsValue::from_str(text));
+    array.into()
+}

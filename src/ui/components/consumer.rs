@@ -5,6 +5,7 @@ use super::tables::{rows, Table};
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Act;
 use crate::ui::Ctx;
+use outbox_core::diagram::gloss;
 use outbox_core::playground::Command;
 use yew::prelude::*;
 
@@ -24,7 +25,7 @@ pub fn ConsumerColumn() -> Html {
             vec![
                 r.event_id.clone(),
                 r.seq.to_string(),
-                kind_of(&r.body),
+                gloss(lang, &kind_of(&r.body)),
                 schema_of(&r.body),
                 r.state.clone(),
                 r.reason.clone().unwrap_or_default(),
@@ -44,7 +45,7 @@ pub fn ConsumerColumn() -> Html {
             vec![
                 r.event_id.clone(),
                 r.seq.to_string(),
-                r.kind.clone(),
+                gloss(lang, &r.kind),
                 r.held.to_string(),
             ]
         },
@@ -76,8 +77,8 @@ pub fn ConsumerColumn() -> Html {
                     let p = now.projection.iter().find(|p| &p.flow_id == flow);
                     let changed = p.is_some() && before.projection.iter().find(|b| &b.flow_id == flow) != p;
                     let text = match p {
-                        Some(p) => format!("{}: {} · last_seq={} · held={}", flow, p.state, p.last_seq, p.held),
-                        None => format!("{flow}: new · last_seq=0 · held=0"),
+                        Some(p) => format!("{}: {} · last_seq={} · held={}", flow, gloss(lang, &p.state), p.last_seq, p.held),
+                        None => format!("{flow}: {} · last_seq=0 · held=0", gloss(lang, "new")),
                     };
                     html! { <p translate="no" class={classes!("projection", changed.then_some("changed"))} data-testid={format!("projection-{flow}")}>{ text }</p> }
                 }) }

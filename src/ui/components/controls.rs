@@ -5,7 +5,7 @@ use crate::ui::state::{Act, Action};
 use crate::ui::Ctx;
 use outbox_core::playground::Command;
 use outbox_core::protocol::{Boundary, FaultTarget, Ordering};
-use wasm_bindgen::JsCast;
+
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -90,7 +90,9 @@ pub fn Controls() -> Html {
     let export = {
         let model = model.clone();
         Callback::from(move |_| match model.trace().to_json_pretty() {
-            Ok(json) => download("outbox-playground-trace.json", &json),
+            Ok(json) => {
+                crate::ui::download("outbox-playground-trace.json", "application/json", &json)
+            }
             Err(e) => model.dispatch(Action::Error(e)),
         })
     };
@@ -154,34 +156,4 @@ pub fn Controls() -> Html {
             }
         </section>
     }
-}
-
-/// Saves `text` as a file through a temporary object URL.
-fn download(name: &str, text: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let parts = js_sys_array(text);
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/json");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    if let Ok(a) = document.create_element("a") {
-        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
-            a.set_href(&url);
-            a.set_download(name);
-            a.click();
-        }
-    }
-    // The URL is not revoked at once: Chromium may still be reading it when click() returns.
-}
-
-fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
-    let array = js_sys::Array::new();
-    array.push(&wasm_bindgen::JsValue::from_str(text));
-    array.into()
 }

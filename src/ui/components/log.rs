@@ -7,7 +7,7 @@ use crate::ui::state::Notice;
 use crate::ui::Ctx;
 use outbox_core::playground::Command;
 use outbox_core::protocol::{ApplyResult, Outcome, Role};
-use outbox_core::trace::{Step, StepReport};
+use outbox_core::trace::StepReport;
 use yew::prelude::*;
 
 /// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema`.
@@ -49,24 +49,7 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
     text
 }
 
-/// The step as a short command line: `relay A3`, `apply A`, `advance A2 confirmed`.
-pub fn describe(step: &Step) -> String {
-    match step {
-        Step::Advance(w) => format!("advance {} {} (schema {})", w.event_id, w.kind, w.schema),
-        Step::UnsafeDualWrite(w) => format!("unsafe_dual_write {}", w.event_id),
-        Step::Relay { event_id, .. } => {
-            format!("relay {}", event_id.as_deref().unwrap_or("(next)"))
-        }
-        Step::Receive { event, .. } => {
-            format!("receive {}", outbox_core::json::short_json(event))
-        }
-        Step::Apply { flow, .. } => format!("apply {flow}"),
-        Step::ProcessAll { .. } => "process_all".into(),
-        Step::SetSupportV2 { on } => format!("set_support_v2 {on}"),
-        Step::InjectFault { target } => format!("inject_fault {}", target.name()),
-        Step::ClearFault { target } => format!("clear_fault {}", target.name()),
-    }
-}
+pub use outbox_core::diagram::describe;
 
 #[component]
 pub fn StatusBar() -> Html {
@@ -76,6 +59,24 @@ pub fn StatusBar() -> Html {
     let lang = model.lang;
     let last = model.last();
     let holds = model.invariant.holds;
+    // Why it broke, replayed once per state of the tables (the snapshot is new after every change) and language.
+    let why = {
+        let model = model.clone();
+        let key = (
+            std::rc::Rc::as_ptr(&model.snapshot) as usize,
+            model.pos,
+            lang,
+        );
+        use_memo(key, move |_| {
+            if model.invariant.holds {
+                return None;
+            }
+            outbox_core::explain::explain(&model.trace(), lang)
+                .ok()
+                .flatten()
+                .map(|e| e.text)
+        })
+    };
     let dismiss = {
         let model = model.clone();
         Callback::from(move |_| model.act(Command::DismissNotice))
@@ -106,6 +107,9 @@ pub fn StatusBar() -> Html {
                 } else {
                     <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
                     <ul translate="no">{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
+                    if let Some(text) = &*why {
+                        <p class="explain" data-testid="explain">{ text }</p>
+                    }
                 }
             </div>
             if let Some(boundary) = model.down {

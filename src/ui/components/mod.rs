@@ -3,6 +3,7 @@
 pub mod check;
 pub mod consumer;
 pub mod controls;
+pub mod diagram;
 pub mod explore;
 pub mod library;
 pub mod log;

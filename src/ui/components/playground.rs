@@ -1,9 +1,9 @@
 //! The page: header, controls, the three columns (producer, wire, consumer), the log and SQL panels.
 
 use super::{
-    check::Checker, consumer::ConsumerColumn, controls::Controls, explore::Explorer,
-    library::Library, log::EventLog, log::SqlPanel, log::StatusBar, producer::ProducerColumn,
-    share::Share, timeline::Timeline, wire::Wire,
+    check::Checker, consumer::ConsumerColumn, controls::Controls, diagram::DiagramPanel,
+    explore::Explorer, library::Library, log::EventLog, log::SqlPanel, log::StatusBar,
+    producer::ProducerColumn, share::Share, timeline::Timeline, wire::Wire,
 };
 use crate::ui::i18n::t;
 use crate::ui::state::Act;
@@ -152,6 +152,12 @@ pub fn Playground(props: &Props) -> Html {
         });
     }
     let embed = props.embed;
+    // On a phone the diagram is a tab beside the tables; wider, it sits beside or below them.
+    let tab = use_state(|| false);
+    let pick = |diagram: bool| {
+        let tab = tab.clone();
+        Callback::from(move |_| tab.set(diagram))
+    };
     html! {
         <ContextProvider<Ctx> context={model.clone()}>
             if !embed {
@@ -169,11 +175,20 @@ pub fn Playground(props: &Props) -> Html {
             <Controls />
             <Timeline />
             <StatusBar />
-            <main class="columns">
-                <ProducerColumn />
-                <Wire />
-                <ConsumerColumn />
-            </main>
+            <div class={classes!("stage", tab.then_some("show-diagram"))}>
+                <div class="tabs" role="tablist" aria-label={t(lang, "tab.label")}>
+                    <button role="tab" data-testid="tab-tables" aria-selected={(!*tab).to_string()}
+                        onclick={pick(false)}>{ t(lang, "tab.tables") }</button>
+                    <button role="tab" data-testid="tab-diagram" aria-selected={tab.to_string()}
+                        onclick={pick(true)}>{ t(lang, "tab.diagram") }</button>
+                </div>
+                <main class="columns">
+                    <ProducerColumn />
+                    <Wire />
+                    <ConsumerColumn />
+                </main>
+                <DiagramPanel />
+            </div>
             <section class="panels">
                 <EventLog />
                 <SqlPanel />

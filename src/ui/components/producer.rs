@@ -4,6 +4,7 @@ use super::tables::{rows, Table};
 use crate::ui::i18n::{t, tf};
 use crate::ui::state::Act;
 use crate::ui::Ctx;
+use outbox_core::diagram::gloss;
 use outbox_core::playground::Command;
 use yew::prelude::*;
 
@@ -22,7 +23,7 @@ pub fn ProducerColumn() -> Html {
             vec![
                 r.flow_id.clone(),
                 r.seq.to_string(),
-                r.state.clone(),
+                gloss(lang, &r.state),
                 r.amount.to_string(),
             ]
         },
@@ -35,7 +36,7 @@ pub fn ProducerColumn() -> Html {
             vec![
                 r.event_id.clone(),
                 r.seq.to_string(),
-                kind_of(&r.body),
+                gloss(lang, &kind_of(&r.body)),
                 r.accepted.to_string(),
             ]
         },
@@ -49,7 +50,7 @@ pub fn ProducerColumn() -> Html {
                 { for model.flows.iter().map(|flow| {
                     let next = model.next_transition(flow);
                     let label = match &next {
-                        Some(outbox_core::trace::Step::Advance(w)) => format!("{} ({} {})", tf(lang, "btn.advance", &[flow]), w.event_id, w.kind),
+                        Some(outbox_core::trace::Step::Advance(w)) => format!("{} ({} {})", tf(lang, "btn.advance", &[flow]), w.event_id, gloss(lang, &w.kind)),
                         _ => tf(lang, "btn.advance.done", &[flow]),
                     };
                     let onclick = {

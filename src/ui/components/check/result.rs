@@ -105,7 +105,7 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
                 class = "verdict bad";
                 property = Some(broken.name());
                 length = Some(trace.steps.len().to_string());
-                counterexample = Some((why, trace, results));
+                counterexample = Some((why, trace, results, broken));
                 tf(
                     lang,
                     "check.violated",
@@ -153,7 +153,7 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         };
         (differ.is_empty(), text)
     });
-    let open = counterexample.map(|(_, trace, _)| {
+    let open = counterexample.map(|(_, trace, _, _)| {
         let model = model.clone();
         let trace = trace.clone();
         Callback::from(move |_| {
@@ -167,13 +167,16 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
             aria-busy={(testid == "check-progress").then_some("true")}>
             <p data-testid={testid} data-verdict={verdict} data-states={states} data-transitions={transitions} data-elapsed-ms={ms.to_string()}
                 data-property={property} data-length={length} {class}>{ text }</p>
-            if let Some((why, trace, results)) = counterexample {
+            if let Some((why, trace, results, broken_property)) = counterexample {
                 <ol class="counterexample" data-testid="check-steps" translate="no" lang="en">
                     { for trace.steps.iter().zip(results).map(|(step, r)| html! {
                         <li><code>{ checker::describe(step) }</code>{ " → " }<code>{ r }</code></li>
                     }) }
                 </ol>
                 <p class="why" data-testid="check-why" lang="en">{ why }</p>
+                if let Ok(Some(e)) = outbox_core::explain::explain_property(trace, *broken_property, why, lang) {
+                    <p class="explain" data-testid="explain">{ e.text }</p>
+                }
             }
             if let Some((same, text)) = comparison {
                 <p data-testid="check-link-match" data-match={same.to_string()} class={(!same).then_some("error")}>{ text }</p>
