@@ -310,3 +310,18 @@ test('an embedded frame sizes itself to the playground through the README\'s lis
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('in Chinese, the core\'s refusals are Chinese too, names and values kept', async ({ dist, open }) => {
+  const page = await open(dist.url, { ...VIEW, locale: 'zh-CN' });
+  const bad = JSON.stringify({ format: 'outbox-playground-trace/1', steps: [{ op: 'apply', flow: 'A B' }] });
+  await page.getByTestId('import-text').fill(bad);
+  await page.getByTestId('import-load').click();
+  const notice = page.getByTestId('notice');
+  await expect(notice).toHaveText('未做任何更改： 第 1 步（apply）：字段 `flow` 只能包含 A–Z a–z 0–9 _ . : -，却出现了 U+0020');
+  // A malformed event is run and rejected: its reason in the event log is Chinese as well.
+  const receive = JSON.stringify({ format: 'outbox-playground-trace/1', steps: [{ op: 'receive', event: 'hello' }] });
+  await page.getByTestId('import-text').fill(receive);
+  await page.getByTestId('import-load').click();
+  await expect(page.getByTestId('event-log')).toContainText('传输层拒收了事件：事件必须是 JSON 对象，实际是字符串');
+  await expect(page.getByTestId('event-log')).not.toContainText('must be');
+});

@@ -5,6 +5,14 @@ use std::sync::OnceLock;
 
 pub use outbox_core::lang::Lang;
 
+/// A refusal from the core in the reader's language (the core words it in English).
+pub fn message(lang: Lang, text: &str) -> String {
+    match lang {
+        Lang::En => text.to_owned(),
+        Lang::Zh => outbox_core::lang::messages::zh(text),
+    }
+}
+
 // Minified by build.rs from `i18n/en.json` and `i18n/zh.json`.
 pub const EN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n-en.json"));
 pub const ZH_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n-zh.json"));

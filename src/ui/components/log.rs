@@ -1,7 +1,7 @@
 //! What happened and why: the status bar (latest result, invariant badge, crash banner), the event log with a
 //! one-line reason per step, and the SQL each database ran in the latest action.
 
-use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::i18n::{message, t, tf, Lang};
 use crate::ui::state::Act;
 use crate::ui::state::Notice;
 use crate::ui::Ctx;
@@ -34,7 +34,7 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
     };
     if report.result == Outcome::Rejected {
         if let Some(m) = &report.message {
-            text = format!("{text}: {m}");
+            text = format!("{text}: {}", message(lang, m));
         }
     }
     if let Some(flows) = &report.flows {
@@ -84,7 +84,7 @@ pub fn StatusBar() -> Html {
     let notice = match &model.notice {
         Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
         Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
-        Some(Notice::Error(e)) => Some(format!("{} {e}", t(lang, "notice.error"))),
+        Some(Notice::Error(e)) => Some(format!("{} {}", t(lang, "notice.error"), message(lang, e))),
         None => None,
     };
     html! {

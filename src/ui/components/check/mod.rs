@@ -262,7 +262,7 @@ pub fn Checker() -> Html {
                 <p class="note" data-testid="check-offered">{ t(lang, "check.offered") }</p>
             }
             if let Some(e) = &p.error {
-                <p class="error" role="alert" data-testid="check-error">{ e }</p>
+                <p class="error" role="alert" data-testid="check-error">{ crate::ui::i18n::message(lang, e) }</p>
             }
             { result(p, lang, &model) }
             <h3>{ t(lang, "check.gallery") }</h3>

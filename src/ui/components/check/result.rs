@@ -52,7 +52,7 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
             ),
         )),
         Some(Run::Done(_)) => Some(("error", t(lang, "check.strict_broken"))),
-        Some(Run::Failed(e)) => Some(("error", e.clone())),
+        Some(Run::Failed(e)) => Some(("error", crate::ui::i18n::message(lang, e))),
         Some(Run::Running { .. }) => Some(("", t(lang, "check.strict_running"))),
         _ => None,
     };
@@ -92,7 +92,7 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         }
         Run::Failed(e) => {
             (testid, class) = ("check-error", "error");
-            e.clone()
+            crate::ui::i18n::message(lang, e)
         }
         Run::Done(o) => match &o.verdict {
             Some(Finding::Violated {

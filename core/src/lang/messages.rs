@@ -1,0 +1,181 @@
+//! The core's refusals in Chinese. A refusal is a location and a reason joined by `: ` (`the link: step 3
+//! (apply): field `flow` must be …`); each part is read against the templates below, whose `{0}`, `{1}`…
+//! capture the words between their fixed parts, and a capture is translated again (it may be a JSON type or
+//! a range). Identifiers, field names and values stay as they are. Text no template matches stays English; a
+//! native test feeds the refusals the tests provoke through it.
+
+/// Where a refusal happened: the parts before its reason, each followed by `: `.
+const LOCATIONS: &[(&str, &str)] = &[
+    ("the link", "链接"),
+    ("step {0} ({1})", "第 {0} 步（{1}）"),
+    ("step {0}", "第 {0} 步"),
+    ("field `{0}`", "字段 `{0}`"),
+    ("the trace is not valid JSON", "trace 不是合法的 JSON"),
+    ("the databases failed", "数据库出错"),
+    ("event refused at the transport", "传输层拒收了事件"),
+];
+
+/// English template, Chinese template. Tried in order: the more specific first.
+const TEMPLATES: &[(&str, &str)] = &[
+    ("the trace is {0} bytes; at most {1} (1 MiB) are allowed", "trace 有 {0} 字节；最多允许 {1} 字节（1 MiB）"),
+    ("it is larger than {0} bytes (1 MiB)", "它超过了 {0} 字节（1 MiB）"),
+    ("a trace must be a JSON object, got {0}", "trace 必须是 JSON 对象，实际是{0}"),
+    ("unknown field {0} at the top of the trace (expected format, consumer, steps)", "trace 顶层有未知字段 {0}（应为 format、consumer、steps）"),
+    ("the trace has {0} steps; at most {1} are allowed", "trace 有 {0} 步；最多允许 {1} 步"),
+    ("missing field `{0}` ({1})", "缺少字段 `{0}`（{1}）"),
+    ("missing field `{0}`", "缺少字段 `{0}`"),
+    ("a list of steps", "步骤列表"),
+    ("unknown field `{0}`, expected `ordering` or `support_v2`", "未知字段 `{0}`，应为 `ordering` 或 `support_v2`"),
+    ("unknown variant `{0}`, expected one of {1}", "未知取值 `{0}`，应为以下之一：{1}"),
+    ("unknown field `{0}`, expected {1}", "未知字段 `{0}`，应为 {1}"),
+    ("field `{0}` must be one of {1}, got {2}", "字段 `{0}` 必须是以下之一：{1}，实际是{2}"),
+    ("field `{0}` must be {1}, got {2}", "字段 `{0}` 必须是{1}，实际是{2}"),
+    ("field `{0}` may hold only {1}, found {2}", "字段 `{0}` 只能包含 {1}，却出现了 {2}"),
+    ("field `{0}` may have at most {1} keys, got {2}", "字段 `{0}` 最多只能有 {1} 个键，实际有 {2} 个"),
+    ("field `{0}` key {1} must be 1–{2} characters", "字段 `{0}` 的键 {1} 必须是 1–{2} 个字符"),
+    ("field `{0}` value of {1} must be an integer, bool, null or short string, got the number {2}", "字段 `{0}` 中 {1} 的值必须是整数、布尔值、null 或短字符串，实际是数字 {2}"),
+    ("field `{0}` value of {1} is a string longer than {2} characters", "字段 `{0}` 中 {1} 的值是超过 {2} 个字符的字符串"),
+    ("field `{0}` value of {1} must be a scalar (integer, bool, null or string), got {2}", "字段 `{0}` 中 {1} 的值必须是标量（整数、布尔值、null 或字符串），实际是{2}"),
+    ("must be an object, got {0}", "必须是对象，实际是{0}"),
+    ("must be {0}, got {1}", "必须是{0}，实际是{1}"),
+    ("an event must be a JSON object, got {0}", "事件必须是 JSON 对象，实际是{0}"),
+    ("unknown field {0} (an event has exactly event_id, flow_id, seq, kind, schema, payload)", "未知字段 {0}（事件只有 event_id、flow_id、seq、kind、schema、payload）"),
+    ("there is no experiment {0}", "没有第 {0} 个实验"),
+    ("expected the fragment to start with #{0}, got #{1}", "片段应以 #{0} 开头，实际是 #{1}"),
+    ("the trace after #t= is empty", "#t= 之后的 trace 是空的"),
+    ("{0} characters is longer than the {1} a link may carry", "{0} 个字符，超过了链接最多能携带的 {1} 个"),
+    ("the trace unpacks to more than {0} bytes (1 MiB)", "trace 解包后超过 {0} 字节（1 MiB）"),
+    ("the data is not a packed trace (it may be truncated or altered)", "数据不是打包的 trace（可能被截断或改动过）"),
+    ("the unpacked trace is not UTF-8 text", "解包后的 trace 不是 UTF-8 文本"),
+    ("character {0} at position {1} is not base64url", "位置 {1} 的字符 {0} 不是 base64url"),
+    ("the text ends in the middle of a byte (truncated?)", "文本在一个字节中间结束（被截断了？）"),
+    ("{0} must be a whole number from {1} to {2}, got `{3}`", "{0} 必须是 {1} 到 {2} 之间的整数，实际是 `{3}`"),
+    ("{0} must be from {1} to {2}, got {3}", "{0} 必须在 {1} 到 {2} 之间，实际是 {3}"),
+    ("consumer must be one of {0}, got `{1}`", "consumer 必须是以下之一：{0}，实际是 `{1}`"),
+    ("producer must be atomic or unsafe_dual_write, got `{0}`", "producer 必须是 atomic 或 unsafe_dual_write，实际是 `{0}`"),
+    ("schema2 names `{0}`, which is not an event of {1} flow(s) × {2} event(s) ({3})", "schema2 指定的 `{0}` 不是 {1} 个流程 × 每个 {2} 个事件中的事件（{3}）"),
+    ("the state change was committed alone; the process exited before writing the outbox", "状态更新单独提交了；进程在写 outbox 之前退出"),
+    ("an integer from {0} to {1}", "{0} 到 {1} 之间的整数"),
+    ("1–{0} characters", "1–{0} 个字符"),
+    ("a bool", "布尔值"),
+    ("an integer", "整数"),
+    ("a fractional number", "小数"),
+    ("a string", "字符串"),
+    ("an array", "数组"),
+    ("an object", "对象"),
+    ("a list", "列表"),
+    ("a JSON object", "JSON 对象"),
+    ("{0} at line {1} column {2}", "{0}（第 {1} 行第 {2} 列）"),
+    ("EOF while parsing a value", "解析值时文本已结束"),
+    ("EOF while parsing a list", "解析列表时文本已结束"),
+    ("EOF while parsing an object", "解析对象时文本已结束"),
+    ("EOF while parsing a string", "解析字符串时文本已结束"),
+    ("expected value", "这里应有一个值"),
+    ("expected ident", "这里应有一个标识符"),
+    ("trailing characters", "末尾有多余的字符"),
+    ("trailing comma", "末尾有多余的逗号"),
+    ("expected `,` or `]`", "这里应为 `,` 或 `]`"),
+    ("expected `,` or `}`", "这里应为 `,` 或 `}`"),
+    ("expected `:`", "这里应为 `:`"),
+    ("key must be a string", "键必须是字符串"),
+    ("invalid number", "数字无效"),
+    ("number out of range", "数字超出范围"),
+    ("invalid escape", "转义无效"),
+    ("invalid unicode code point", "Unicode 码点无效"),
+    ("control character (\\u0000-\\u001F) found while parsing a string", "字符串里有控制字符"),
+    ("recursion limit exceeded", "嵌套层数太多"),
+];
+
+/// A refusal (`location: location: reason`) in Chinese, each part by the first template it matches, with a
+/// space between Chinese and the Latin letters or digits beside it.
+pub fn zh(message: &str) -> String {
+    let text = translate(message);
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        if let Some(p) = prev {
+            if (han(p) && latin(c)) || (latin(p) && han(c)) {
+                out.push(' ');
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out
+}
+
+/// A Chinese character (not punctuation: `，` and `：` take no space).
+fn han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+fn latin(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '`' | '"' | '\'' | '#' | '-')
+}
+
+fn translate(message: &str) -> String {
+    if let Some((head, rest)) = message.split_once(": ") {
+        if let Some(head) = template(LOCATIONS, head) {
+            return format!("{head}：{}", translate(rest));
+        }
+    }
+    template(TEMPLATES, message).unwrap_or_else(|| message.to_owned())
+}
+
+/// The first of `templates` that matches `text` whole, filled with its captures, each translated in turn.
+fn template(templates: &[(&str, &str)], text: &str) -> Option<String> {
+    templates.iter().find_map(|(en, chinese)| {
+        let caps = captures(en, text)?;
+        let mut out = (*chinese).to_owned();
+        for (i, cap) in caps.iter().enumerate() {
+            out = out.replace(&format!("{{{i}}}"), &translate(cap));
+        }
+        Some(out)
+    })
+}
+
+/// A template's fixed parts, between its holes `{0}`, `{1}`… (a brace not around a number is text).
+fn fixed_parts(pattern: &str) -> Vec<&str> {
+    let bytes = pattern.as_bytes();
+    let (mut parts, mut start, mut i) = (Vec::new(), 0, 0);
+    while i < bytes.len() {
+        let digits = bytes[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if bytes[i] == b'{' && digits > 0 && bytes.get(i + 1 + digits) == Some(&b'}') {
+            parts.push(&pattern[start..i]);
+            i += digits + 2;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    parts.push(&pattern[start..]);
+    parts
+}
+
+/// What the holes of `pattern` stand for in `text`: its fixed parts must be there in order, from the first
+/// character to the last; a hole takes the shortest text before the next fixed part (the last, all up to the
+/// final one). No hole is empty.
+fn captures<'a>(pattern: &str, text: &'a str) -> Option<Vec<&'a str>> {
+    let parts = fixed_parts(pattern);
+    let holes = parts.len() - 1;
+    let mut rest = text.strip_prefix(parts[0])?;
+    let mut caps = Vec::with_capacity(holes);
+    for (i, part) in parts.iter().enumerate().skip(1) {
+        let at = if i == holes {
+            rest.strip_suffix(part)?.len()
+        } else if part.is_empty() {
+            return None;
+        } else {
+            rest.find(part)?
+        };
+        if at == 0 {
+            return None;
+        }
+        caps.push(&rest[..at]);
+        rest = &rest[at + part.len()..];
+    }
+    rest.is_empty().then_some(caps)
+}

@@ -1,0 +1,174 @@
+//! The core's refusals in Chinese: every shape of refusal the trace reader, share links, event checks and the
+//! checker's knobs produce reads as Chinese, with only identifiers, field names and values left as they were.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_core::checker::Config;
+use outbox_core::lang::messages::zh;
+use outbox_core::trace::{self, Session, Step};
+
+/// Refusals as the page shows them, one per shape.
+fn refusals() -> Vec<String> {
+    let t = |steps: &str| format!(r#"{{"format":"outbox-playground-trace/1","steps":[{steps}]}}"#);
+    let mut texts = vec![
+        "not json".to_owned(),
+        "{\"format\":".to_owned(),
+        "[1,2]".to_owned(),
+        "{\"steps\":[]}".to_owned(),
+        r#"{"format":"x","steps":[]}"#.to_owned(),
+        r#"{"format":"outbox-playground-trace/1"}"#.to_owned(),
+        r#"{"format":"outbox-playground-trace/1","steps":{}}"#.to_owned(),
+        r#"{"format":"outbox-playground-trace/1","steps":[],"extra":1}"#.to_owned(),
+        r#"{"format":"outbox-playground-trace/1","steps":[],"consumer":{"ordering":"sideways"}}"#
+            .to_owned(),
+        r#"{"format":"outbox-playground-trace/1","steps":[],"consumer":{"colour":1}}"#.to_owned(),
+        t(r#"{"op":"teleport"}"#),
+        t(r#"{"op":"apply"}"#),
+        t(r#"{"op":"apply","flow":"A","speed":2}"#),
+        t(r#"{"op":"apply","flow":7}"#),
+        t(r#"{"op":"apply","flow":""}"#),
+        t(r#"{"op":"apply","flow":"A B"}"#),
+        t(r#"{"op":"process_all","limit":-5}"#),
+        t(r#"{"op":"process_all","limit":1.5}"#),
+        t(r#"{"op":"relay","crash_at":"nowhere"}"#),
+        t(
+            r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":[]}"#,
+        ),
+        t(&format!("{}", vec![r#"{"op":"relay"}"#; 10_001].join(","))),
+    ];
+    let mut out: Vec<String> = texts
+        .drain(..)
+        .map(|text| trace::parse(&text).unwrap_err().0)
+        .collect();
+    for link in ["#x=abc", "#t=", "#t=ab$c", "#t=AAAA", "#t=A"] {
+        out.push(outbox_core::share::decode(link).unwrap_err().0);
+    }
+    // A malformed event is run and rejected, with the reason in the step's report.
+    let mut session = Session::new(Default::default()).unwrap();
+    for event in [
+        r#""hello""#,
+        r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{},"x":1}"#,
+        r#"{"event_id":"A1","flow_id":"A","seq":0,"kind":"reserved","schema":1,"payload":{}}"#,
+        r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{"a":1.5}}"#,
+        r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{"a":[1]}}"#,
+    ] {
+        let step = trace::parse(&t(&format!(r#"{{"op":"receive","event":{event}}}"#))).unwrap();
+        let report = session.step(&step.steps[0]);
+        out.push(report.message.expect("a rejected receive says why"));
+    }
+    let _ = Step::process_all(None);
+    for (key, value) in [
+        ("flows", "9"),
+        ("events", "x"),
+        ("consumer", "nobody"),
+        ("producer", "twice"),
+    ] {
+        out.push(Config::default().set(key, value).unwrap_err());
+    }
+    let mut config = Config::default();
+    config.schema2 = vec!["Z9".into()];
+    out.push(config.validate().unwrap_err());
+    out
+}
+
+/// What may stay in Latin letters: identifiers, values, names of formats.
+fn leftover(zh: &str) -> Vec<String> {
+    let mut text = String::new();
+    let mut quote = None;
+    for c in zh.chars() {
+        match (quote, c) {
+            (None, '`' | '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c) => text.push(c),
+        }
+    }
+    const KEEP: &[&str] = &[
+        "JSON",
+        "UTF",
+        "base64url",
+        "trace",
+        "MiB",
+        "null",
+        "format",
+        "consumer",
+        "steps",
+        "outbox",
+        "producer",
+        "atomic",
+        "unsafe_dual_write",
+        "schema2",
+        "event_id",
+        "flow_id",
+        "seq",
+        "kind",
+        "schema",
+        "payload",
+        "Unicode",
+        "strict",
+        "dedupe_only",
+        "greater_than",
+        "skip_blocked",
+        "effect_outside_tx",
+        "advance",
+        "relay",
+        "receive",
+        "apply",
+        "process_all",
+        "set_support_v2",
+        "inject_fault",
+        "clear_fault",
+        "flow",
+        "limit",
+        "crash_at",
+        "event",
+        "on",
+        "target",
+        "hello",
+        "teleport",
+        "sideways",
+        "colour",
+        "speed",
+        "nowhere",
+        "flows",
+        "events",
+        "nobody",
+        "twice",
+        "abc",
+    ];
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().filter(|c| c.is_ascii_alphabetic()).count() >= 3)
+        .filter(|w| !KEEP.contains(w) && !w.chars().any(|c| c.is_ascii_digit()))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_refusal_reads_as_chinese() {
+    let all = refusals();
+    assert!(all.len() > 30);
+    for en in &all {
+        let zh = zh(en);
+        assert!(
+            zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "{en} → {zh}"
+        );
+        assert_eq!(leftover(&zh), Vec::<String>::new(), "{en} → {zh}");
+    }
+}
+
+#[test]
+fn values_and_names_survive_translation() {
+    let en = "the link: step 3 (apply): field `flow` must be 1–64 characters, got 0";
+    assert_eq!(
+        zh(en),
+        "链接：第 3 步（apply）：字段 `flow` 必须是 1–64 个字符，实际是 0"
+    );
+    assert_eq!(
+        zh("character '$' at position 2 is not base64url"),
+        "位置 2 的字符 '$' 不是 base64url"
+    );
+    assert_eq!(
+        zh("the trace is not valid JSON: expected value at line 1 column 1"),
+        "trace 不是合法的 JSON：这里应有一个值（第 1 行第 1 列）"
+    );
+}
