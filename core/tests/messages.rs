@@ -4,7 +4,7 @@
 
 use outbox_core::checker::Config;
 use outbox_core::lang::messages::zh;
-use outbox_core::trace::{self, Session, Step};
+use outbox_core::trace::{self, Session};
 
 /// Refusals as the page shows them, one per shape.
 fn refusals() -> Vec<String> {
@@ -33,7 +33,7 @@ fn refusals() -> Vec<String> {
         t(
             r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":[]}"#,
         ),
-        t(&format!("{}", vec![r#"{"op":"relay"}"#; 10_001].join(","))),
+        t(&vec![r#"{"op":"relay"}"#; 10_001].join(",")),
     ];
     let mut out: Vec<String> = texts
         .drain(..)
@@ -55,7 +55,6 @@ fn refusals() -> Vec<String> {
         let report = session.step(&step.steps[0]);
         out.push(report.message.expect("a rejected receive says why"));
     }
-    let _ = Step::process_all(None);
     for (key, value) in [
         ("flows", "9"),
         ("events", "x"),
@@ -64,8 +63,10 @@ fn refusals() -> Vec<String> {
     ] {
         out.push(Config::default().set(key, value).unwrap_err());
     }
-    let mut config = Config::default();
-    config.schema2 = vec!["Z9".into()];
+    let config = Config {
+        schema2: vec!["Z9".into()],
+        ..Default::default()
+    };
     out.push(config.validate().unwrap_err());
     out
 }
