@@ -183,3 +183,24 @@ fn golden_svg_of_experiment_3() {
         "the diagram of experiment 3 changed; if on purpose, UPDATE_GOLDEN=1"
     );
 }
+
+/// Reader text reaches the SVG escaped: a rejected `receive` shows its event's id and body, and neither may
+/// open an element or an attribute.
+#[test]
+fn hostile_text_is_escaped() {
+    let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+    let trace = outbox_core::trace::parse(
+        r#"{"format":"outbox-playground-trace/1","steps":[{"op":"receive","event":{"event_id":"<img src=x onerror=alert(1)>\" onmouseover=\"x","flow_id":"A&B"}}]}"#,
+    )
+    .unwrap();
+    pg.apply(Command::Load(Box::new(trace)));
+    assert_eq!(pg.entries.len(), 1);
+    for style in [Style::Page { from: 0, to: 10 }, Style::File { dark: true }] {
+        let svg = draw(&pg, Lang::En, style);
+        assert!(
+            !svg.contains("<img") && !svg.contains("\" onmouseover"),
+            "{svg}"
+        );
+        assert!(svg.contains("&lt;img"), "{svg}");
+    }
+}

@@ -87,21 +87,6 @@ fn rolled_back(lang: Lang, boundary: Boundary) -> &'static str {
     }
 }
 
-/// XML text: `&`, `<`, `>` and quotes escaped.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// Cut to `max` characters with an ellipsis; the row's title keeps the whole text.
 fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -231,6 +216,58 @@ fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
     }
 }
 
+/// Appends `template` with each `#` replaced by the next of `nums` and each `$` by the next of `texts`,
+/// escaped. One plain loop instead of a `write!` per mark: the formatting machinery of each call site cost the
+/// page several kilobytes.
+#[inline(never)]
+fn emit(s: &mut String, template: &str, nums: &[usize], texts: &[&str]) {
+    let (mut nums, mut texts) = (nums.iter(), texts.iter());
+    for c in template.chars() {
+        match c {
+            '#' => {
+                if let Some(&v) = nums.next() {
+                    push_num(s, v);
+                }
+            }
+            '$' => {
+                if let Some(t) = texts.next() {
+                    push_esc(s, t);
+                }
+            }
+            c => s.push(c),
+        }
+    }
+}
+
+fn push_num(s: &mut String, mut v: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
+}
+
+/// XML text: `&`, `<`, `>` and quotes escaped.
+fn push_esc(s: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            _ => s.push(c),
+        }
+    }
+}
+
 /// The SVG of `d`, drawn as `style` says.
 pub fn svg(d: &Diagram, style: Style) -> String {
     let lang = d.lang;
@@ -241,11 +278,14 @@ pub fn svg(d: &Diagram, style: Style) -> String {
     };
     let h = height(n);
     let mut s = String::with_capacity(256 + (to - from) * 600);
-    let _ = write!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="diagram" data-testid="diagram" viewBox="0 0 {WIDTH} {h}" width="{WIDTH}" height="{h}" role="img" aria-label="{}" lang="{}">"#,
-        w(lang, "Space-time diagram of the session", "会话的时空图"),
-        lang.tag()
+    emit(
+        &mut s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="diagram" data-testid="diagram" viewBox="0 0 # #" width="#" height="#" role="img" aria-label="$" lang="$">"##,
+        &[WIDTH, h, WIDTH, h],
+        &[
+            w(lang, "Space-time diagram of the session", "会话的时空图"),
+            lang.tag(),
+        ],
     );
     if let Some(dark) = file {
         s.push_str(&file_style(dark));
@@ -263,19 +303,13 @@ pub fn svg(d: &Diagram, style: Style) -> String {
             w(lang, "projection + effect", "投影 + 效果"),
         ),
     ];
-    for (x, (name, sub)) in LANES.iter().zip(names) {
-        let _ = write!(
-            s,
-            r#"<line class="lane" x1="{x}" y1="{}" x2="{x}" y2="{}"/><text class="head" x="{x}" y="16" text-anchor="middle">{name}</text>"#,
-            HEADER - 6,
-            h - 4
+    for (&x, (name, sub)) in LANES.iter().zip(names) {
+        emit(
+            &mut s,
+            r##"<line class="lane" x1="#" y1="#" x2="#" y2="#"/><text class="head" x="#" y="16" text-anchor="middle">$</text><text class="sub" x="#" y="30" text-anchor="middle">$</text>"##,
+            &[x, HEADER - 6, x, h - 4, x, x],
+            &[name, sub],
         );
-        if !sub.is_empty() {
-            let _ = write!(
-                s,
-                r#"<text class="sub" x="{x}" y="30" text-anchor="middle">{sub}</text>"#
-            );
-        }
     }
     let mut flows = Flows(Vec::new());
     // Colours follow first appearance over the whole session, so a window draws a flow as the file does.
@@ -297,33 +331,29 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
     let r = &entry.report;
     let top = HEADER + i * ROW;
     let y = top + ROW / 2;
-    let mut class = String::from("row");
-    if i + 1 == d.pos {
-        class.push_str(" now");
+    let class = if i + 1 == d.pos {
+        "row now"
     } else if i >= d.pos {
-        class.push_str(" later");
-    }
+        "row later"
+    } else {
+        "row"
+    };
     let what = describe(&entry.step);
     let result = r.summary();
-    let _ = write!(s, r#"<g class="{class}" data-step="{i}""#);
+    emit(s, r##"<g class="$" data-step="#""##, &[i], &[class]);
     if page {
-        let _ = write!(
+        emit(
             s,
-            r#" tabindex="0" role="button" aria-label="{} {}: {} → {}""#,
-            w(lang, "Step", "第"),
-            i + 1,
-            esc(&what),
-            esc(&result)
+            r##" tabindex="0" role="button" aria-label="$ #: $ → $""##,
+            &[i + 1],
+            &[w(lang, "Step", "第"), &what, &result],
         );
     }
-    let _ = write!(
+    emit(
         s,
-        r#"><title>{}. {} → {}</title><rect class="band" x="0" y="{top}" width="{WIDTH}" height="{ROW}"/><text class="num" x="6" y="{}">{}</text>"#,
-        i + 1,
-        esc(&what),
-        esc(&result),
-        y + 4,
-        i + 1
+        r##"><title>#. $ → $</title><rect class="band" x="0" y="#" width="#" height="#"/><text class="num" x="6" y="#">#</text>"##,
+        &[i + 1, top, WIDTH, ROW, y + 4, i + 1],
+        &[&what, &result],
     );
     // A restart before this step: the previous one crashed.
     if i > 0 && d.entries[i - 1].report.result == Outcome::Crashed {
@@ -335,22 +365,23 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
     match &entry.step {
         Step::Advance(x) | Step::UnsafeDualWrite(x) => {
             let ok = r.result == Outcome::COMMITTED;
-            let _ = write!(
+            emit(
                 s,
-                r#"<circle class="dot {fc}{}" cx="{xp}" cy="{y}" r="5"/><text x="{}" y="{}">{} {}</text>"#,
-                if ok { "" } else { " off" },
-                xp + 9,
-                y + 4,
-                esc(&clip(&x.event_id, 8)),
-                esc(&clip(&gloss(lang, &x.kind), 16)),
+                r##"<circle class="dot $$" cx="#" cy="#" r="5"/><text x="#" y="#">$ $</text>"##,
+                &[xp, y, xp + 9, y + 4],
+                &[
+                    fc,
+                    if ok { "" } else { " off" },
+                    &clip(&x.event_id, 8),
+                    &clip(&gloss(lang, &x.kind), 16),
+                ],
             );
             if !ok && r.result != Outcome::Crashed {
-                let _ = write!(
+                emit(
                     s,
-                    r#"<text class="why" x="{}" y="{}">{}</text>"#,
-                    xp + 9,
-                    y + 15,
-                    esc(&result)
+                    r##"<text class="why" x="#" y="#">$</text>"##,
+                    &[xp + 9, y + 15],
+                    &[&result],
                 );
             }
         }
@@ -361,15 +392,12 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
                 } else {
                     xp
                 };
-                let _ = write!(
+                let receipt = receipt.name();
+                emit(
                     s,
-                    r#"<g data-kind="relay" data-result="{receipt}"><line class="msg {fc} {receipt}" x1="{x1}" y1="{}" x2="{}" y2="{}"/><path class="head {fc} {receipt}" d="M{xi} {} l-8 -6 v12 z"/><text class="lbl" x="{xr}" y="{}" text-anchor="middle">{} {receipt}</text></g>"#,
-                    y - 8,
-                    xi - 7,
-                    y + 8,
-                    y + 8,
-                    y - 9,
-                    esc(&id),
+                    r##"<g data-kind="relay" data-result="$"><line class="msg $ $" x1="#" y1="#" x2="#" y2="#"/><path class="head $ $" d="M# # l-8 -6 v12 z"/><text class="lbl" x="#" y="#" text-anchor="middle">$ $</text></g>"##,
+                    &[x1, y - 8, xi - 7, y + 8, xi, y + 8, xr, y - 9],
+                    &[receipt, fc, receipt, fc, receipt, &id, receipt],
                 );
             }
             (id, result) => {
@@ -379,62 +407,59 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
                 } else {
                     clip(&r.summary(), 22)
                 };
-                let _ = write!(
+                emit(
                     s,
-                    r#"<text class="why" x="{xr}" y="{}" text-anchor="middle">{} {}</text>"#,
-                    y + 4,
-                    esc(&id.unwrap_or_default()),
-                    esc(&word)
+                    r##"<text class="why" x="#" y="#" text-anchor="middle">$ $</text>"##,
+                    &[xr, y + 4],
+                    &[&id.unwrap_or_default(), &word],
                 );
             }
         },
         Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => {
-            let _ = write!(
+            emit(
                 s,
-                r#"<text class="why" x="{}" y="{}">{}</text>"#,
-                xi + 6,
-                y + 4,
-                esc(&clip(&what, 34))
+                r##"<text class="why" x="#" y="#">$</text>"##,
+                &[xi + 6, y + 4],
+                &[&clip(&what, 34)],
             );
         }
         Step::Apply { .. } | Step::ProcessAll { .. } => {}
     }
     if let Some((first, second)) = apply_lines(lang, entry) {
         let applied = !r.effects.is_empty();
-        let _ = write!(
+        let head = r.result.head();
+        emit(
             s,
-            r#"<g data-kind="apply" data-result="{}">"#,
-            r.result.head()
+            r##"<g data-kind="apply" data-result="$">"##,
+            &[],
+            &[head],
         );
         if applied {
-            let _ = write!(
+            emit(
                 s,
-                r#"<line class="msg {fc}" x1="{xi}" y1="{}" x2="{}" y2="{}"/>"#,
-                top + 13,
-                xa - 6,
-                top + 13
+                r##"<line class="msg $" x1="#" y1="#" x2="#" y2="#"/>"##,
+                &[xi, top + 13, xa - 6, top + 13],
+                &[fc],
             );
         }
-        let _ = write!(
+        emit(
             s,
-            r#"<rect class="box {} {}" x="{}" y="{}" width="10" height="10"/><text x="{}" y="{}">{}</text><text class="why" x="{}" y="{}">{}</text></g>"#,
-            if applied { fc } else { "" },
-            r.result.head(),
-            xa - 5,
-            top + 8,
-            xa + 9,
-            top + 17,
-            esc(&clip(&first, 16)),
-            xa + 9,
-            top + 29,
-            esc(&clip(&second, 16))
+            r##"<rect class="box $ $" x="#" y="#" width="10" height="10"/><text x="#" y="#">$</text><text class="why" x="#" y="#">$</text></g>"##,
+            &[xa - 5, top + 8, xa + 9, top + 17, xa + 9, top + 29],
+            &[
+                if applied { fc } else { "" },
+                head,
+                &clip(&first, 16),
+                &clip(&second, 16),
+            ],
         );
     }
     if r.result == Outcome::Crashed {
-        let (first, second) = match r.boundary {
+        let (first, second, boundary) = match r.boundary {
             Some(b) => (
                 format!("✗ {} {}. {b}", w(lang, "crash at", "崩溃于"), b.number()),
                 rolled_back(lang, b),
+                b.name(),
             ),
             None => (
                 w(lang, "✗ crash: no outbox row", "✗ 崩溃：没有 outbox 行").to_owned(),
@@ -443,46 +468,44 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
                     "the state change was committed alone",
                     "状态更新已单独提交",
                 ),
+                "",
             ),
         };
         let bottom = top + ROW - 3;
-        let _ = write!(
+        emit(
             s,
-            r#"<g data-kind="crash"{}><line class="cut" x1="30" y1="{bottom}" x2="{}" y2="{bottom}"/><text class="bad" x="{}" y="{}" text-anchor="end">{}</text><text class="why" x="{}" y="{}" text-anchor="end">{}</text></g>"#,
-            r.boundary
-                .map(|b| format!(r#" data-boundary="{b}""#))
-                .unwrap_or_default(),
-            WIDTH - 4,
-            WIDTH - 4,
-            top + 14,
-            esc(&first),
-            WIDTH - 4,
-            top + 27,
-            second
+            r##"<g data-kind="crash" data-boundary="$"><line class="cut" x1="30" y1="#" x2="#" y2="#"/><text class="bad" x="#" y="#" text-anchor="end">$</text><text class="why" x="#" y="#" text-anchor="end">$</text></g>"##,
+            &[
+                bottom,
+                WIDTH - 4,
+                bottom,
+                WIDTH - 4,
+                top + 14,
+                WIDTH - 4,
+                top + 27,
+            ],
+            &[boundary, &first, second],
         );
         if i + 1 == d.entries.len() && d.restarted {
             restart(s, i, top + ROW, lang);
         }
     }
     if d.broke_at == Some(i) {
-        let _ = write!(
+        emit(
             s,
-            r#"<g data-kind="violation"><circle class="violation" cx="{xa}" cy="{}" r="11"/><text class="bad" x="{}" y="{}">{}</text></g>"#,
-            top + 13,
-            xa + 9,
-            top + 40,
-            w(lang, "✗ invariant broken", "✗ 不变量被破坏")
+            r##"<g data-kind="violation"><circle class="violation" cx="#" cy="#" r="11"/><text class="bad" x="#" y="#" text-anchor="end">$</text></g>"##,
+            &[xa, top + 13, WIDTH - 4, top + 40],
+            &[w(lang, "✗ invariant broken", "✗ 不变量被破坏")],
         );
     }
     s.push_str("</g>");
 }
 
 fn restart(s: &mut String, i: usize, y: usize, lang: Lang) {
-    let _ = write!(
+    emit(
         s,
-        r#"<g data-kind="restart" data-step="{i}"><line class="restart" x1="4" y1="{y}" x2="{}" y2="{y}"/><text class="ok rs" x="6" y="{}">{}</text></g>"#,
-        WIDTH - 4,
-        y + 10,
-        w(lang, "↻ restart", "↻ 重启")
+        r##"<g data-kind="restart" data-step="#"><line class="restart" x1="4" y1="#" x2="#" y2="#"/><text class="ok rs" x="6" y="#">$</text></g>"##,
+        &[i, y, WIDTH - 4, y, y + 10],
+        &[w(lang, "↻ restart", "↻ 重启")],
     );
 }
