@@ -271,7 +271,7 @@ test('an embedded frame sizes itself to the playground through the README\'s lis
   const sub = await serveDir(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/' });
   // The parent: another origin (another port), with the listener exactly as the README gives it.
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const snippet = readme.match(/```html\n(<iframe id="outbox-playground"[\s\S]*?)```/)[1]
+  const snippet = readme.match(/```html\n(<iframe data-outbox-playground[\s\S]*?)```/)[1]
     .replace('/blog/outbox-playground/?embed', `${sub.url}?embed`).replace(' loading="lazy"', '');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-parent-'));
   fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body style="margin:0">${snippet}</body>`);
@@ -284,11 +284,11 @@ test('an embedded frame sizes itself to the playground through the README\'s lis
         const errors = [];
         page.on('pageerror', (e) => errors.push(String(e)));
         await page.goto(parent.url);
-        const inside = page.frameLocator('#outbox-playground');
+        const inside = page.frameLocator('iframe[data-outbox-playground]');
         await expect(inside.getByTestId('lane')).toBeVisible();
         const frame = page.frames().find((f) => f.url().includes('?embed'));
         const content = () => frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-        const box = () => page.locator('#outbox-playground').evaluate((f) => f.getBoundingClientRect().height);
+        const box = () => page.locator('iframe[data-outbox-playground]').evaluate((f) => f.getBoundingClientRect().height);
         // The frame takes the content's height (not the 900 px it was given), so nothing scrolls inside it.
         await expect.poll(async () => (await box()) - (await content())).toBe(0);
         const first = await box();

@@ -8,10 +8,14 @@ const TYPES = {
   '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-/** Serves `root` under `prefix` (e.g. "/" or "/blog/playground/"). Resolves to { url, close }. */
-export function serve(root, { prefix = '/', headers = {} } = {}) {
+/**
+ * Serves `root` under `prefix` (e.g. "/" or "/blog/playground/"). Resolves to { url, close }. `onRequest` sees
+ * every request's path (what the browser did not take from its cache).
+ */
+export function serve(root, { prefix = '/', headers = {}, onRequest = () => {} } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
+    onRequest(url.pathname);
     if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end('not found'); return; }
     let rel = decodeURIComponent(url.pathname.slice(prefix.length)) || 'index.html';
     if (rel.endsWith('/')) rel += 'index.html';

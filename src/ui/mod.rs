@@ -1,6 +1,7 @@
 //! The browser front end (wasm32 only): a Yew app over the core's trace engine. State lives in one reducer
 //! ([`state::Model`]); components read it from a context and dispatch [`state::Action`]s.
 
+pub mod address;
 pub mod checker;
 pub mod components;
 pub mod i18n;
@@ -122,17 +123,6 @@ pub fn initial_lang() -> Lang {
         .unwrap_or_default()
 }
 
-/// `?embed` in the address: the compact mode for an iframe in the article.
-pub fn is_embed() -> bool {
-    web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .is_some_and(|s| {
-            s.trim_start_matches('?')
-                .split('&')
-                .any(|p| p == "embed" || p.starts_with("embed="))
-        })
-}
-
 /// The session a link carries (`#t=…`), or why it could not be opened.
 pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>> {
     let hash = web_sys::window()?.location().hash().ok()?;
@@ -143,32 +133,53 @@ pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>
     Some(outbox_core::share::decode(&hash).map_err(|e| e.0))
 }
 
+/// The page once SQLite is up: the model, and the session a link carried.
+type Started = Result<(Rc<Model>, Option<Rc<outbox_core::trace::Trace>>), String>;
+
 #[component]
 fn App() -> Html {
     let lang = initial_lang();
-    let embed = is_embed();
+    let address = use_memo((), |_| address::Address::of_page());
+    let embed = address.embed;
     if let Some(root) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
     {
         let _ = root.class_list().toggle_with_force("embed", embed);
     }
-    let mut link_trace = None;
-    let model = Model::new(Default::default(), lang);
-    mark("playground-databases-open");
-    let model = model.map(|mut model| {
-        match trace_from_location() {
-            // Replayed after the first render, in slices if it is long.
-            Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
-            // A bad link leaves the page on the default scenario, with a message that names what is wrong.
-            Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
-            None => {}
-        }
-        model
-    });
-    match model {
-        Ok(model) => html! { <Playground initial={Rc::new(model)} {embed} {link_trace} /> },
-        Err(e) => html! {
+    // The databases open in a task of their own, after the header has painted: start-up is three tasks
+    // (the module and the header, SQLite, the player), none of which holds input for long.
+    let started = use_state(|| None::<Started>);
+    {
+        let started = started.clone();
+        use_effect_with((), move |_| {
+            run_soon(move || {
+                let model = Model::new(Default::default(), lang);
+                mark("playground-databases-open");
+                let started_model = model.map(|mut model| {
+                    let mut link_trace = None;
+                    match trace_from_location() {
+                        // Replayed after the first render, in slices if it is long.
+                        Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
+                        // A bad link leaves the page on the default scenario, with a message that names what
+                        // is wrong.
+                        Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
+                        None => {}
+                    }
+                    (Rc::new(model), link_trace)
+                });
+                // The player's first render in a task of its own.
+                yield_then(move || started.set(Some(started_model)));
+            });
+        });
+    }
+    let address = Rc::new((*address).clone());
+    match &*started {
+        None => components::playground::header(lang, embed, None),
+        Some(Ok((model, link_trace))) => html! {
+            <Playground initial={model.clone()} {address} link_trace={link_trace.clone()} />
+        },
+        Some(Err(e)) => html! {
             <main class="fatal" role="alert">
                 <h1>{ "SQLite could not start in this browser" }</h1>
                 <p>{ e }</p>

@@ -37,8 +37,16 @@ pub const GROUPS: [(&str, &[Boundary]); 4] = [
     ),
 ];
 
+#[derive(Properties, PartialEq)]
+pub struct ControlsProps {
+    /// Only the crash picker and Restart (an embed's `view=crash`).
+    #[prop_or_default]
+    pub only_crash: bool,
+}
+
 #[component]
-pub fn Controls() -> Html {
+pub fn Controls(props: &ControlsProps) -> Html {
+    let full = !props.only_crash;
     let Some(model) = use_context::<Ctx>() else {
         return html! {};
     };
@@ -104,6 +112,7 @@ pub fn Controls() -> Html {
     let ordering = model.ordering();
     html! {
         <section class="controls" aria-label="controls">
+            if full {
             <label>{ t(lang, "label.mode") }
                 <select data-testid="mode-select" onchange={on_mode}>
                     { for Ordering::ALL.into_iter().map(|o| html! {
@@ -130,6 +139,7 @@ pub fn Controls() -> Html {
                     onchange={fault(FaultTarget::EffectInsert)} disabled={model.down.is_some()} />
                 { t(lang, "label.fault_effect") }
             </label>
+            }
             <label class="crash">{ t(lang, "label.crash") }
                 <select data-testid="crash-select" onchange={on_crash}>
                     <option value="" selected={model.armed.is_none()}>{ t(lang, "crash.none") }</option>
@@ -146,10 +156,12 @@ pub fn Controls() -> Html {
             </label>
             <button data-testid="restart" onclick={restart} class={classes!(model.down.is_some().then_some("urgent"))}>
                 { t(lang, "btn.restart") }</button>
+            if full {
             <button data-testid="reset" onclick={reset}>{ t(lang, "btn.reset") }</button>
             <button data-testid="export" onclick={export}>{ t(lang, "btn.export") }</button>
             if !model.flows.iter().any(|f| f == "B") {
                 <button data-testid="add-flow-B" onclick={add_b}>{ tf(lang, "btn.add_flow", &["B"]) }</button>
+            }
             }
             if let Some(b) = model.armed {
                 <p class="armed" role="status">{ tf(lang, "crash.armed", &[b.name()]) }</p>

@@ -54,23 +54,9 @@ pub fn Library() -> Html {
     {
         let lines = lines.clone();
         use_effect_with((), move |_| {
-            // After the first paint, so the playground is interactive first.
-            run_soon(move || {
-                let checked = experiments::check_all()
-                    .into_iter()
-                    .map(|c| match c {
-                        Ok(c) => Line {
-                            ok: c.ok(),
-                            detail: c.mismatches.join("; "),
-                        },
-                        Err(err) => Line {
-                            ok: false,
-                            detail: err,
-                        },
-                    })
-                    .collect();
-                lines.set(Some(checked));
-            });
+            // After the first paint, so the playground is interactive first, and one experiment per task, so
+            // no task blocks input for long (each replays a trace of a few dozen steps).
+            run_soon(move || check_from(0, Vec::with_capacity(experiments::ALL.len()), lines));
         });
     }
     let preset = model.preset.clone();
@@ -129,4 +115,25 @@ pub fn Library() -> Html {
             </ol>
         </section>
     }
+}
+
+/// Checks experiment `i`, then yields and goes on with the next; the summary appears once all are done.
+fn check_from(i: usize, mut done: Vec<Line>, lines: UseStateHandle<Option<Vec<Line>>>) {
+    crate::ui::yield_then(move || {
+        let Some(experiment) = experiments::ALL.get(i) else {
+            lines.set(Some(done));
+            return;
+        };
+        done.push(match experiments::check(experiment) {
+            Ok(c) => Line {
+                ok: c.ok(),
+                detail: c.mismatches.join("; "),
+            },
+            Err(err) => Line {
+                ok: false,
+                detail: err,
+            },
+        });
+        check_from(i + 1, done, lines);
+    });
 }

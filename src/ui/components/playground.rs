@@ -5,7 +5,8 @@ use super::{
     explore::Explorer, library::Library, log::EventLog, log::SqlPanel, log::StatusBar,
     producer::ProducerColumn, share::Share, timeline::Timeline, wire::Wire,
 };
-use crate::ui::i18n::t;
+use crate::ui::address::{Address, Panel};
+use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::state::Act;
 use crate::ui::state::{Action, Model};
 use crate::ui::Ctx;
@@ -16,9 +17,10 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub initial: Rc<Model>,
-    /// The compact mode for an iframe (`?embed`): no page chrome.
+    /// What the address asks for: the compact mode for an iframe (`?embed`: no page chrome), a preset, the
+    /// panels to show.
     #[prop_or_default]
-    pub embed: bool,
+    pub address: Rc<Address>,
     /// The session a link carried, replayed once the page is up.
     #[prop_or_default]
     pub link_trace: Option<Rc<outbox_core::trace::Trace>>,
@@ -32,9 +34,12 @@ pub fn Playground(props: &Props) -> Html {
     {
         let model = model.clone();
         let link_trace = props.link_trace.clone();
+        let preset = props.address.preset;
         use_effect_with((), move |_| {
             if let Some(trace) = link_trace {
                 crate::ui::load_trace(model, (*trace).clone());
+            } else if let Some(n) = preset {
+                model.act(Command::LoadPreset(n));
             }
         });
     }
@@ -151,60 +156,108 @@ pub fn Playground(props: &Props) -> Html {
             }
         });
     }
-    let embed = props.embed;
+    let address = &props.address;
+    let embed = address.embed;
+    let show = |panel: Panel| address.shows(panel);
+    let ignored = (!address.ignored.is_empty()).then(|| {
+        tf(
+            lang,
+            "address.ignored",
+            &[&address.ignored.join(", "), &Panel::NAMES.join(", ")],
+        )
+    });
     // On a phone the diagram is a tab beside the tables; wider, it sits beside or below them.
     let tab = use_state(|| false);
+    // The tools below the player (experiments, share, explorer, checker) are drawn a task later: the player's
+    // first render stays short, and they are out of view at first anyway.
+    let tools = use_state(|| false);
+    {
+        let tools = tools.clone();
+        use_effect_with((), move |_| crate::ui::run_soon(move || tools.set(true)));
+    }
+    let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
+        .into_iter()
+        .filter(|p| show(*p))
+        .count();
+    // An embed grows to its content (the frame follows its height), so it stacks them instead.
+    let tabbed = !embed && columns > 0 && show(Panel::Diagram);
     let pick = |diagram: bool| {
         let tab = tab.clone();
         Callback::from(move |_| tab.set(diagram))
     };
     html! {
         <ContextProvider<Ctx> context={model.clone()}>
-            if !embed {
-            <header class="top">
-                <div>
-                    <h1>{ t(lang, "title") }</h1>
-                    <p class="intro">{ t(lang, "intro") }</p>
-                </div>
-                // Named by its visible text, the other language's own name, in that language (WCAG 2.5.3: the
-                // accessible name contains the visible label); what it does is its title.
-                <button class="lang" data-testid="lang-switch" onclick={switch_lang}
-                    lang={lang.other().tag()} title={t(lang, "lang.switch.label")}>{ t(lang, "lang.switch") }</button>
-            </header>
+            { header(lang, embed, Some(switch_lang)) }
+            if show(Panel::Controls) {
+                <Controls />
+            } else if show(Panel::Crash) {
+                <Controls only_crash=true />
             }
-            <Controls />
-            <Timeline />
+            if show(Panel::Timeline) {
+                <Timeline />
+            }
+            if let Some(text) = ignored {
+                <p class="notice" role="status" data-testid="address-notice">{ text }</p>
+            }
             <StatusBar />
-            <div class={classes!("stage", tab.then_some("show-diagram"))}>
+            <div class={classes!("stage", tabbed.then_some("tabbed"), tab.then_some("show-diagram"))}>
+                if tabbed {
                 <div class="tabs" role="tablist" aria-label={t(lang, "tab.label")}>
                     <button role="tab" data-testid="tab-tables" aria-selected={(!*tab).to_string()}
                         onclick={pick(false)}>{ t(lang, "tab.tables") }</button>
                     <button role="tab" data-testid="tab-diagram" aria-selected={tab.to_string()}
                         onclick={pick(true)}>{ t(lang, "tab.diagram") }</button>
                 </div>
-                <main class="columns">
-                    <ProducerColumn />
-                    <Wire />
-                    <ConsumerColumn />
-                </main>
-                <DiagramPanel />
+                }
+                if columns > 0 {
+                    <main class={classes!("columns", format!("n{columns}"))}>
+                        if show(Panel::Producer) { <ProducerColumn /> }
+                        if show(Panel::Wire) { <Wire /> }
+                        if show(Panel::Consumer) { <ConsumerColumn /> }
+                    </main>
+                }
+                if show(Panel::Diagram) { <DiagramPanel /> }
             </div>
-            <section class="panels">
-                <EventLog />
-                <SqlPanel />
-            </section>
-            if !embed {
+            if show(Panel::Log) || show(Panel::Sql) {
                 <section class="panels">
-                    <Library />
+                    if show(Panel::Log) { <EventLog /> }
+                    if show(Panel::Sql) { <SqlPanel /> }
+                </section>
+            }
+            if *tools && (show(Panel::Experiments) || show(Panel::Share) || show(Panel::Explorer) || show(Panel::Checker)) {
+                <section class="panels">
+                    if show(Panel::Experiments) { <Library /> }
                     <div class="side">
-                        <Share />
-                        <Explorer />
-                        <Checker />
+                        if show(Panel::Share) { <Share /> }
+                        if show(Panel::Explorer) { <Explorer /> }
+                        if show(Panel::Checker) { <Checker /> }
                     </div>
                 </section>
+            }
+            if !embed {
                 <p class="shortcuts">{ t(lang, "shortcuts") }</p>
             }
         </ContextProvider<Ctx>>
+    }
+}
+
+/// The page's header, drawn alone while SQLite starts and then by the player, the same both times (nothing
+/// moves when the player arrives). No header in an embed.
+pub fn header(lang: Lang, embed: bool, switch_lang: Option<Callback<MouseEvent>>) -> Html {
+    if embed {
+        return html! {};
+    }
+    html! {
+        <header class="top">
+            <div>
+                <h1>{ t(lang, "title") }</h1>
+                <p class="intro">{ t(lang, "intro") }</p>
+            </div>
+            // Named by its visible text, the other language's own name, in that language (WCAG 2.5.3: the
+            // accessible name contains the visible label); what it does is its title.
+            <button class="lang" data-testid="lang-switch" onclick={switch_lang}
+                lang={lang.other().tag()} title={t(lang, "lang.switch.label")}>{ t(lang, "lang.switch") }</button>
+        </header>
     }
 }
 

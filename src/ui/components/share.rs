@@ -21,6 +21,20 @@ pub fn Share() -> Html {
     };
     let lang = model.lang;
     let link = use_state(String::new);
+    let embed_code = use_state(String::new);
+    let copy_embed = {
+        let model = model.clone();
+        let embed_code = embed_code.clone();
+        Callback::from(move |_| match embed_snippet(&model) {
+            Ok(code) => {
+                if let Some(window) = web_sys::window() {
+                    let _ = window.navigator().clipboard().write_text(&code);
+                }
+                embed_code.set(code);
+            }
+            Err(e) => model.dispatch(Action::Error(e)),
+        })
+    };
     let paste = use_node_ref();
 
     let copy = {
@@ -87,12 +101,17 @@ pub fn Share() -> Html {
             <h2 id="share-h">{ t(lang, "share.title") }</h2>
             <div class="buttons">
                 <button data-testid="copy-link" onclick={copy}>{ t(lang, "share.copy") }</button>
+                <button data-testid="copy-embed" onclick={copy_embed}>{ t(lang, "share.embed") }</button>
                 <label class="file">{ t(lang, "share.file") }
                     <input type="file" accept=".json,application/json" data-testid="import-file" onchange={on_file} />
                 </label>
             </div>
             if !link.is_empty() {
                 <input class="link" readonly=true value={(*link).clone()} data-testid="share-link" aria-label={t(lang, "share.link")} />
+            }
+            if !embed_code.is_empty() {
+                <textarea class="link" readonly=true rows="6" value={(*embed_code).clone()} data-testid="embed-code"
+                    aria-label={t(lang, "share.embed_code")} />
             }
             <label class="paste">{ t(lang, "share.paste") }
                 <textarea ref={paste} rows="3" data-testid="import-text" placeholder="{\"format\":\"outbox-playground-trace/1\", …}  /  #t=…" />
@@ -116,6 +135,53 @@ fn import_text(model: &Ctx, text: &str) {
         Ok(trace) => crate::ui::load_trace(model.clone(), trace),
         Err(e) => model.dispatch(Action::Error(e.0)),
     }
+}
+
+/// The iframe for an article, with the few lines that size it: this page in embed mode, the current view, and
+/// the session — `preset=N` while it is exactly experiment N, else its share link.
+fn embed_snippet(model: &Ctx) -> Result<String, String> {
+    let address = crate::ui::address::Address::of_page();
+    let mut query = String::from("embed");
+    if let Some(view) = address.view_param() {
+        query.push_str("&view=");
+        query.push_str(&view);
+    }
+    let trace = model.trace();
+    let mut fragment = String::new();
+    let preset = model.preset.as_ref().filter(|p| {
+        outbox_core::experiments::ALL
+            .get(p.index)
+            .and_then(|e| trace::parse(e.text).ok())
+            .is_some_and(|t| t.steps == trace.steps && t.consumer == trace.consumer)
+    });
+    if let Some(p) = preset {
+        query.push_str(&format!("&preset={}", p.index + 1));
+    } else if !trace.steps.is_empty() {
+        fragment = format!("#{}", share::encode(&trace)?);
+    }
+    let location = web_sys::window().map(|w| w.location());
+    let base = location
+        .map(|l| {
+            format!(
+                "{}{}",
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default();
+    Ok(format!(
+        r#"<iframe data-outbox-playground src="{base}?{query}{fragment}" title="Ordered outbox / inbox playground"
+        style="width:100%;max-width:960px;height:900px;border:0" loading="lazy"></iframe>
+<script>
+  addEventListener('message', (event) => {{
+    for (const frame of document.querySelectorAll('iframe[data-outbox-playground]')) {{
+      if (event.source === frame.contentWindow && event.data?.type === 'outbox-playground:height') {{
+        frame.style.height = `${{event.data.height}}px`;
+      }}
+    }}
+  }});
+</script>"#
+    ))
 }
 
 /// The page's address with `fragment` (`t=…`) after the `#`.

@@ -1,0 +1,84 @@
+// End-to-end: the sample article (www/article.html, built beside the playground) with three embedded instances,
+// each opening its experiment with only its section's panels, sized to its content, from one download of the
+// module.
+import path from 'node:path';
+import { test, expect, ROOT } from './fixtures.mjs';
+
+const FRAMES = {
+  'embed-order': { preset: 3, shown: ['lane', 'projection-A'], hidden: ['advance-A', 'diagram', 'mode-select'],
+    says: [['projection-A', 'released · last_seq=3 · held=0']] },
+  'embed-crash': { preset: 9, shown: ['crash-select', 'restart', 'diagram'], hidden: ['lane', 'mode-select', 'advance-A'],
+    crashes: 10 },
+  'embed-wrong': { preset: 5, shown: ['diagram', 'event-log', 'explain'], hidden: ['lane', 'crash-select'],
+    violation: 1 },
+};
+
+for (const width of [360, 960]) {
+  test(`the sample article at ${width} px: three embeds, each its preset and view, sized to fit, one download`, async ({ browser, serveDir }) => {
+    const wasm = [];
+    // Served as a host would serve Trunk's hashed files: cacheable.
+    const server = await serveDir(path.join(ROOT, 'dist'), {
+      headers: { 'cache-control': 'public, max-age=3600' },
+      onRequest: (p) => { if (p.endsWith('.wasm')) wasm.push(p); },
+    });
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(`${server.url}article.html`);
+    for (const [id, want] of Object.entries(FRAMES)) {
+      await test.step(id, async () => {
+        const frame = page.locator(`#${id}`);
+        // Lazily loaded: the frame starts when the reader comes near it.
+        await frame.scrollIntoViewIfNeeded();
+        const inside = page.frameLocator(`#${id}`);
+        for (const testid of want.shown) {
+          await expect(inside.getByTestId(testid).first(), `${id} shows ${testid}`).toBeVisible({ timeout: 30_000 });
+        }
+        for (const testid of want.hidden) {
+          await expect(inside.getByTestId(testid), `${id} hides ${testid}`).toHaveCount(0);
+        }
+        for (const [testid, text] of want.says ?? []) {
+          await expect(inside.getByTestId(testid)).toContainText(text);
+        }
+        if (want.crashes) await expect(inside.locator('[data-kind="crash"]')).toHaveCount(want.crashes);
+        if (want.violation) await expect(inside.locator('[data-kind="violation"]')).toHaveCount(want.violation);
+        // The preset is the one named, with the invariant as the article says.
+        await expect(inside.getByTestId('invariant')).toHaveAttribute('data-holds', want.preset === 5 ? 'false' : 'true');
+        // Sized to its content: no scrollbar inside the frame.
+        const handle = await (await frame.elementHandle()).contentFrame();
+        const content = () => handle.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+        const box = () => frame.evaluate((f) => f.getBoundingClientRect().height);
+        await expect.poll(async () => (await box()) - (await content())).toBe(0);
+        expect(await handle.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
+      });
+    }
+    expect(wasm, 'the module is downloaded once for all three frames').toHaveLength(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+}
+
+test('an embed ignores what it does not know, with a notice, and Copy embed code writes the frame for this view', async ({ dist, open }) => {
+  const page = await open(`${dist.url}?embed&preset=3&view=wire,bogus,consumer&colour=red`, { viewport: { width: 960, height: 800 } });
+  await expect(page.getByTestId('address-notice')).toContainText('view=bogus');
+  await expect(page.getByTestId('address-notice')).toContainText('colour');
+  await expect(page.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
+  await expect(page.getByTestId('advance-A')).toHaveCount(0);
+  await expect(page.getByTestId('diagram')).toHaveCount(0);
+  // An out-of-range preset is named too, and the page opens empty.
+  const other = await open(`${dist.url}?embed&preset=99`, { viewport: { width: 960, height: 800 } });
+  await expect(other.getByTestId('address-notice')).toContainText('preset=99');
+  await expect(other.getByTestId('event-log').locator('li')).toHaveCount(0);
+  // On the full page, the embed code names the preset while the session is exactly it, and a link once it is not.
+  const full = await open(`${dist.url}?view=wire,consumer,share,experiments`, { viewport: { width: 1280, height: 900 } });
+  await full.getByTestId('preset-03').click();
+  await full.getByTestId('copy-embed').click();
+  const code = full.getByTestId('embed-code');
+  await expect(code).toHaveValue(/<iframe data-outbox-playground src="[^"]*\?embed&view=wire,consumer,share,experiments&preset=3"/);
+  await expect(code).toHaveValue(/outbox-playground:height/);
+  await full.getByTestId('process-all').click();
+  await full.getByTestId('copy-embed').click();
+  await expect(code).toHaveValue(/\?embed&view=wire,consumer,share,experiments#t=/);
+});

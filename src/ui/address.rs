@@ -1,0 +1,109 @@
+//! What the page's address asks for: `?embed` (no page chrome), `preset=N` (the article's experiment N, loaded
+//! as the page starts) and `view=a,b` (only these panels, for an embed that fits one section of an article).
+//! Anything else is ignored and named in a notice; nothing in the address can stop the page.
+
+use outbox_core::experiments;
+
+outbox_core::words! {
+    /// A part of the page an embed may show.
+    pub enum Panel {
+        Controls = "controls",
+        /// The crash picker and Restart, without the other controls.
+        Crash = "crash",
+        Timeline = "timeline",
+        Producer = "producer",
+        Wire = "wire",
+        Consumer = "consumer",
+        Diagram = "diagram",
+        Log = "log",
+        Sql = "sql",
+        Experiments = "experiments",
+        Share = "share",
+        Explorer = "explorer",
+        Checker = "checker",
+    }
+}
+
+/// What an embed shows when its address names no view: the player, without the page's tools.
+const EMBED_DEFAULT: [Panel; 9] = [
+    Panel::Controls,
+    Panel::Timeline,
+    Panel::Producer,
+    Panel::Wire,
+    Panel::Consumer,
+    Panel::Diagram,
+    Panel::Log,
+    Panel::Sql,
+    Panel::Crash,
+];
+
+/// The address, read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Address {
+    pub embed: bool,
+    /// The experiment to load, 0-based.
+    pub preset: Option<usize>,
+    /// The panels `view=` named, in the order named.
+    pub view: Option<Vec<Panel>>,
+    /// What was ignored, as the reader wrote it, with why.
+    pub ignored: Vec<String>,
+}
+
+impl Address {
+    /// Reads `search` (`?embed&preset=3&view=wire,consumer`).
+    pub fn parse(search: &str) -> Address {
+        let mut a = Address::default();
+        for part in search.trim_start_matches('?').split('&') {
+            let (key, value) = part.split_once('=').unwrap_or((part, ""));
+            let value = value.replace("%2C", ",").replace("%2c", ",");
+            match key {
+                "" => {}
+                "embed" => a.embed = true,
+                "preset" => match value.parse::<usize>() {
+                    Ok(n) if (1..=experiments::ALL.len()).contains(&n) => a.preset = Some(n - 1),
+                    _ => a
+                        .ignored
+                        .push(format!("preset={value} (1–{})", experiments::ALL.len())),
+                },
+                "view" => {
+                    let mut panels = Vec::new();
+                    for word in value.split(',').filter(|w| !w.is_empty()) {
+                        match Panel::from_name(word) {
+                            Some(p) if !panels.contains(&p) => panels.push(p),
+                            Some(_) => {}
+                            None => a.ignored.push(format!("view={word}")),
+                        }
+                    }
+                    if !panels.is_empty() {
+                        a.view = Some(panels);
+                    }
+                }
+                other => a.ignored.push(other.to_owned()),
+            }
+        }
+        a
+    }
+
+    /// The page's own address.
+    pub fn of_page() -> Address {
+        let search = web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .unwrap_or_default();
+        Address::parse(&search)
+    }
+
+    /// Whether the page shows `panel`: what `view=` names; in an embed without one, the player; else all.
+    pub fn shows(&self, panel: Panel) -> bool {
+        match &self.view {
+            Some(view) => view.contains(&panel),
+            None => !self.embed || EMBED_DEFAULT.contains(&panel),
+        }
+    }
+
+    /// `view=…` as the address spells it, for the embed code (the embed's default when none was named).
+    pub fn view_param(&self) -> Option<String> {
+        self.view
+            .as_ref()
+            .map(|v| v.iter().map(|p| p.name()).collect::<Vec<_>>().join(","))
+    }
+}
