@@ -75,7 +75,11 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   and Yew re-renders the page. Most steps take the median; the slow tail is a frame (style, layout, paint)
   that the browser fits in between the click and the end of the step, and garbage collection. Done: the
   event log is keyed (a step inserts one row instead of rewriting all of them), and the panels below the fold
-  (library, share, explorer) are \`content-visibility: auto\`, so they cost nothing while off screen.
+  (library, share, explorer) are \`content-visibility: auto\`, so they cost nothing while off screen. The
+  space-time diagram (issue 13) redraws its window of rows as one SVG string at every step, which the browser
+  parses and lays out anew: the run that added it measured the median step at 15.4 ms against 7.4 ms before,
+  more than the noise. What would move it: drawing the rows as keyed elements, so a step adds one row and
+  restyles two (more code in the page, against the size budget).
 - **Explorer.** ${b.explorer_runs} runs, ${n.explorer_steps.toLocaleString('en-US')} steps: ~${f((b.explorer_wasm_ms.median * 1000) / n.explorer_steps, 0)} µs a step in wasm; natively ${mmm(n.explorer_ms, 0, ' ms')}. Every run
   crashes once, and a crash is a real process exit: two new connections, each parsing the schema and
   preparing its statements again — about half of a run. Done: one pair of databases reused across runs
@@ -101,10 +105,12 @@ function previousRun(file) {
   const lines = text.split('\n');
   const start = lines.findIndex((l) => l.startsWith('| figure | measured'));
   if (start < 0) return null;
-  const measured = [];
+  // By the figure's name: a run that adds or drops a row still compares like with like.
+  const measured = new Map();
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    measured.push(line.split(' | ')[1]);
+    const [name, value] = line.split(' | ');
+    measured.set(name.replace(/^\| /, ''), value);
   }
   const date = text.match(/^Measured (\d{4}-\d{2}-\d{2})/m)?.[1] ?? 'unknown date';
   const bare = text.match(/COMMIT`\s*takes ([\d.,]+ µs)/)?.[1] ?? '?';
@@ -120,7 +126,7 @@ the bare rusqlite transaction first (${prev.bare} then, ${f(n.bare_us_per_txn.me
 
 | figure | previous run | this run |
 |---|---|---|
-${rows.map((r, i) => `| ${shortName(r[0])} | ${prev.measured[i] ?? '—'} | ${r[1]} |`).join('\n')}
+${rows.map((r) => `| ${shortName(r[0])} | ${prev.measured.get(r[0]) ?? '—'} | ${r[1]} |`).join('\n')}
 ` : '';
 const soakSection = soakFile ? soakReport(fs.readFileSync(soakFile, 'utf8')) : '';
 const checks = [checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile].map((file) =>

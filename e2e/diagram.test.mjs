@@ -54,7 +54,9 @@ test('a crash is a red cut at its step naming the boundary; a restart follows it
   await expect(crash).toContainText('rolled back');
   await expect(diagram(page).locator('[data-kind="restart"]')).toHaveCount(0);
   await page.getByTestId('restart').click();
+  // A restart precedes the step to come: it carries that step's index, before and after the step exists.
   await expect(diagram(page).locator('[data-kind="restart"]')).toHaveCount(1);
+  await expect(diagram(page).locator('[data-kind="restart"]')).toHaveAttribute('data-step', '3');
   await page.getByTestId('apply-A').click();
   await expect(diagram(page).locator('[data-kind="restart"]')).toHaveAttribute('data-step', '3');
   await expect(diagram(page).locator('[data-step="3"] [data-kind="apply"]')).toHaveAttribute('data-result', 'applied');

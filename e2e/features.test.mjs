@@ -317,7 +317,7 @@ test('in Chinese, the core\'s refusals are Chinese too, names and values kept', 
   await page.getByTestId('import-text').fill(bad);
   await page.getByTestId('import-load').click();
   const notice = page.getByTestId('notice');
-  await expect(notice).toHaveText('未做任何更改： 第 1 步（apply）：字段 `flow` 只能包含 A–Z a–z 0–9 _ . : -，却出现了 U+0020');
+  await expect(notice).toHaveText('未做任何更改：第 1 步（apply）：字段 `flow` 只能包含 A–Z a–z 0–9 _ . : -，却出现了 U+0020');
   // A malformed event is run and rejected: its reason in the event log is Chinese as well.
   const receive = JSON.stringify({ format: 'outbox-playground-trace/1', steps: [{ op: 'receive', event: 'hello' }] });
   await page.getByTestId('import-text').fill(receive);

@@ -313,6 +313,12 @@ fn cli_check_prints_counts_and_the_verdict_and_saves_a_replayable_counterexample
         out.contains("why: Step 6 (apply A → blocked:unsupported_schema)"),
         "{out}"
     );
+    // The page's paragraph, from the CLI too: the step, and what a correct consumer does there.
+    assert!(
+        out.contains("explained: Step 6 (apply A) marked A2 blocked (unsupported_schema)")
+            && out.contains("never moves past a blocked event"),
+        "{out}"
+    );
     let (code, replayed, err) = cli(&["replay", path]);
     let saved = trace::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let _ = std::fs::remove_file(&file);

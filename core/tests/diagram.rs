@@ -149,7 +149,12 @@ fn the_page_draws_a_window_and_the_file_has_no_script() {
     assert!(page.contains("tabindex=\"0\""));
     let file = file(&pg, Lang::En);
     assert_eq!(file.matches("<g class=\"row").count(), n);
-    assert!(!file.to_lowercase().contains("<script") && !file.contains(" on"));
+    assert!(!file.to_lowercase().contains("<script"));
+    // No event handler attribute (` onclick=`, ` onload=`…).
+    assert!(!file.split(" on").skip(1).any(|rest| {
+        let name: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+        !name.is_empty() && rest[name.len()..].starts_with('=')
+    }));
     assert!(file.contains("<style>") && !file.contains("tabindex"));
 }
 
@@ -190,17 +195,41 @@ fn golden_svg_of_experiment_3() {
 fn hostile_text_is_escaped() {
     let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
     let trace = outbox_core::trace::parse(
-        r#"{"format":"outbox-playground-trace/1","steps":[{"op":"receive","event":{"event_id":"<img src=x onerror=alert(1)>\" onmouseover=\"x","flow_id":"A&B"}}]}"#,
+        r#"{"format":"outbox-playground-trace/1","steps":[{"op":"receive","event":{"event_id":"<i>\"a=\u0001","flow_id":"A&B"}}]}"#,
     )
     .unwrap();
     pg.apply(Command::Load(Box::new(trace)));
     assert_eq!(pg.entries.len(), 1);
     for style in [Style::Page { from: 0, to: 10 }, Style::File { dark: true }] {
         let svg = draw(&pg, Lang::En, style);
+        // The id, shortened or whole, is drawn as text: no element, no attribute, no control character.
         assert!(
-            !svg.contains("<img") && !svg.contains("\" onmouseover"),
+            !svg.contains("<i>") && !svg.contains("\"a=") && !svg.contains('\u{1}'),
             "{svg}"
         );
-        assert!(svg.contains("&lt;img"), "{svg}");
+        assert!(svg.contains("&lt;i&gt;&quot;a=\u{fffd}"), "{svg}");
     }
+}
+
+/// An apply that fails otherwise than with an apply result (here a rejecting trigger's SQL error) still shows
+/// its answer in the apply lane.
+#[test]
+fn an_apply_that_fails_shows_its_answer() {
+    let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::DeliverNext);
+    pg.apply(Command::Fault(
+        outbox_core::protocol::FaultTarget::EffectInsert,
+        true,
+    ));
+    pg.apply(Command::Apply("A".into()));
+    let last = pg.entries.len() - 1;
+    assert_eq!(pg.entries[last].report.result, Outcome::SqlError);
+    let svg = file(&pg, Lang::En);
+    assert_eq!(marks(&svg, "apply"), vec![last]);
+    assert!(
+        svg.contains(r#"data-kind="apply" data-result="sql_error""#)
+            && svg.contains(">A: sql_error<"),
+        "{svg}"
+    );
 }

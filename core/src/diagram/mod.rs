@@ -195,6 +195,10 @@ fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
             ApplyResult::Idle => (format!("{flow}: idle"), String::new()),
             ApplyResult::Blocked(reason) => (format!("{flow}: blocked"), reason.to_string()),
         }),
+        // An SQL error (a rejecting trigger), a crash: the apply's answer all the same.
+        (Step::Apply { flow, .. }, _) => {
+            Some((format!("{flow}: {}", r.result.head()), String::new()))
+        }
         (Step::ProcessAll { .. }, _) => {
             let stops = r
                 .flows
@@ -204,8 +208,12 @@ fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
                 .map(|(f, s)| format!("{f}: {}", stop(*s)))
                 .collect::<Vec<_>>()
                 .join(", ");
+            let result = r.result.head();
             Some(match applied {
                 Some((first, second)) if stops.is_empty() => (first, second),
+                None if !matches!(r.result, Outcome::ProcessAll { .. }) => {
+                    ("process_all".into(), result.into())
+                }
                 Some((first, _)) => (first, stops),
                 None if stops.is_empty() => ("process_all".into(), "idle".into()),
                 None => ("process_all".into(), stops),
@@ -263,6 +271,13 @@ fn push_esc(s: &mut String, text: &str) {
             '<' => s.push_str("&lt;"),
             '>' => s.push_str("&gt;"),
             '"' => s.push_str("&quot;"),
+            // What XML 1.0 does not allow, so the saved file always parses.
+            '\u{0}'..='\u{8}'
+            | '\u{b}'
+            | '\u{c}'
+            | '\u{e}'..='\u{1f}'
+            | '\u{fffe}'
+            | '\u{ffff}' => s.push('\u{fffd}'),
             _ => s.push(c),
         }
     }
@@ -485,8 +500,9 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
             ],
             &[boundary, &first, second],
         );
+        // The reader restarted after the last step: the restart precedes the step to come.
         if i + 1 == d.entries.len() && d.restarted {
-            restart(s, i, top + ROW, lang);
+            restart(s, i + 1, top + ROW, lang);
         }
     }
     if d.broke_at == Some(i) {

@@ -115,21 +115,46 @@ fn latin(c: char) -> bool {
 
 fn translate(message: &str) -> String {
     if let Some((head, rest)) = message.split_once(": ") {
-        if let Some(head) = template(LOCATIONS, head) {
+        // A location's holes are the reader's values (a step number, an op, a field name): kept as written.
+        if let Some(head) = template(LOCATIONS, head, false) {
             return format!("{head}：{}", translate(rest));
         }
     }
-    template(TEMPLATES, message).unwrap_or_else(|| message.to_owned())
+    part(message)
 }
 
-/// The first of `templates` that matches `text` whole, filled with its captures, each translated in turn.
-fn template(templates: &[(&str, &str)], text: &str) -> Option<String> {
+/// `text` by the first template that matches it whole (its holes translated the same way), else as it is.
+fn part(text: &str) -> String {
+    template(TEMPLATES, text, true).unwrap_or_else(|| text.to_owned())
+}
+
+/// The first of `templates` that matches `text` whole, its holes filled in one pass (a capture that itself
+/// reads `{1}` stays as it is), translated when `deep`.
+fn template(templates: &[(&str, &str)], text: &str, deep: bool) -> Option<String> {
     templates.iter().find_map(|(en, chinese)| {
         let caps = captures(en, text)?;
-        let mut out = (*chinese).to_owned();
-        for (i, cap) in caps.iter().enumerate() {
-            out = out.replace(&format!("{{{i}}}"), &translate(cap));
+        let mut out = String::with_capacity(chinese.len() + text.len());
+        let mut rest = *chinese;
+        while let Some(open) = rest.find('{') {
+            let hole = rest[open + 1..].find('}').and_then(|close| {
+                Some((
+                    rest[open + 1..open + 1 + close].parse::<usize>().ok()?,
+                    close,
+                ))
+            });
+            match hole.and_then(|(i, close)| Some((caps.get(i)?, close))) {
+                Some((cap, close)) => {
+                    out.push_str(&rest[..open]);
+                    out.push_str(&if deep { part(cap) } else { (*cap).to_owned() });
+                    rest = &rest[open + close + 2..];
+                }
+                None => {
+                    out.push_str(&rest[..=open]);
+                    rest = &rest[open + 1..];
+                }
+            }
         }
+        out.push_str(rest);
         Some(out)
     })
 }

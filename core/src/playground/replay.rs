@@ -119,6 +119,9 @@ impl Replay for Seeker {
     }
 }
 
+/// Traces up to this long keep every step's SQL (the presets, a reader's session); longer ones only the last's.
+const KEEP_SQL_STEPS: usize = 500;
+
 /// A trace being replayed into a fresh playground.
 pub struct Loader {
     fresh: Playground,
@@ -137,8 +140,21 @@ impl Replay for Loader {
             fresh.add_flow(flow);
         }
         let mut report = fresh.session.borrow_mut().step(step);
-        // Only the last step's SQL is shown; a long trace must not keep every statement.
-        fresh.sql = Rc::new(std::mem::take(&mut report.sql));
+        // The SQL panel shows the last step's; each step keeps its own (the diagram shows it on hover) unless
+        // the trace is long, which must not keep every statement.
+        fresh.sql = Rc::new(if self.steps.len() <= KEEP_SQL_STEPS {
+            report.sql.clone()
+        } else {
+            std::mem::take(&mut report.sql)
+        });
+        // The first step after which the invariant fails, found as the replay goes (in its slices), reading the
+        // consumer's rows only after a step that can change them.
+        if fresh.broke_at.is_none() && step.may_change_consumer_rows() {
+            let holds = fresh.session.borrow().check_invariant().map(|i| i.holds);
+            if holds == Ok(false) {
+                fresh.broke_at = Some(self.next);
+            }
+        }
         fresh.entries.push(Entry {
             step: step.clone(),
             report,
@@ -156,10 +172,6 @@ impl Replay for Loader {
         let fresh = &mut self.fresh;
         fresh.pos = fresh.entries.len();
         fresh.reload();
-        // Only a history that ends broken is replayed again, up to the step that broke it.
-        if !fresh.invariant.holds {
-            fresh.broke_at = crate::explain::first_broken(&fresh.trace()).ok().flatten();
-        }
         // Flows that only ever arrived at the consumer (a `receive` step) get their columns and buttons too.
         let snap = fresh.snapshot.clone();
         let seen = snap

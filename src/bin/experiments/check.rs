@@ -180,6 +180,16 @@ pub fn main(args: &[String]) -> ExitCode {
                     );
                 }
                 let _ = writeln!(out, "why: {}", checker::why(&config, c));
+                // The paragraph the page shows under the counterexample: the steps that matter, and what a
+                // correct implementation does there.
+                if let Ok(Some(e)) = outbox_core::explain::explain_property(
+                    &c.trace,
+                    c.violation.property,
+                    &c.violation.message,
+                    outbox_core::lang::Lang::En,
+                ) {
+                    let _ = writeln!(out, "explained: {}", e.text);
+                }
                 if let Some(path) = &args.save {
                     let _ = writeln!(
                         out,

@@ -171,7 +171,11 @@ pub fn DiagramPanel() -> Html {
         restarted: model.down.is_none(),
         lang,
     };
-    let (from, to) = *window;
+    // A window left over from a longer session draws its last rows until the reader scrolls again.
+    let (from, to) = match *window {
+        (from, _) if from >= n && n > 0 => (n.saturating_sub(3 * BLOCK), n),
+        w => w,
+    };
     let svg = diagram::svg(&shown, Style::Page { from, to });
     let save = |png: bool| {
         let model = model.clone();

@@ -51,6 +51,10 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
 
 pub use outbox_core::diagram::describe;
 
+/// Histories that break later than this are not explained in the page (each step of the replay reads both
+/// databases back); `experiments replay --explain` explains any.
+const EXPLAIN_STEPS: usize = 2000;
+
 #[component]
 pub fn StatusBar() -> Html {
     let Some(model) = use_context::<Ctx>() else {
@@ -59,19 +63,23 @@ pub fn StatusBar() -> Html {
     let lang = model.lang;
     let last = model.last();
     let holds = model.invariant.holds;
-    // Why it broke, replayed once per state of the tables (the snapshot is new after every change) and language.
+    // Why it broke: the history up to the step that broke it, replayed once per break and language (not at
+    // every step after it), and only when that history is short enough to replay within a frame or two.
     let why = {
         let model = model.clone();
+        let at = model.broke_at.filter(|&i| i < EXPLAIN_STEPS && !holds);
         let key = (
-            std::rc::Rc::as_ptr(&model.snapshot) as usize,
-            model.pos,
+            at,
+            at.and_then(|i| model.entries.get(i))
+                .map(|e| describe(&e.step)),
+            model.ordering(),
             lang,
         );
         use_memo(key, move |_| {
-            if model.invariant.holds {
-                return None;
-            }
-            outbox_core::explain::explain(&model.trace(), lang)
+            let at = at?;
+            let mut trace = model.trace();
+            trace.steps.truncate(at + 1);
+            outbox_core::explain::explain(&trace, lang)
                 .ok()
                 .flatten()
                 .map(|e| e.text)
@@ -84,7 +92,7 @@ pub fn StatusBar() -> Html {
     let notice = match &model.notice {
         Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
         Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
-        Some(Notice::Error(e)) => Some(format!("{} {}", t(lang, "notice.error"), message(lang, e))),
+        Some(Notice::Error(e)) => Some(tf(lang, "notice.error", &[&message(lang, e)])),
         None => None,
     };
     html! {

@@ -148,11 +148,14 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
     }
     let trace = model.trace();
     let mut fragment = String::new();
+    // The preset while the session is exactly it, at its end (an embed opens a preset at its last step).
+    let at_end = model.pos == model.entries.len();
     let preset = model.preset.as_ref().filter(|p| {
-        outbox_core::experiments::ALL
-            .get(p.index)
-            .and_then(|e| trace::parse(e.text).ok())
-            .is_some_and(|t| t.steps == trace.steps && t.consumer == trace.consumer)
+        at_end
+            && outbox_core::experiments::ALL
+                .get(p.index)
+                .and_then(|e| trace::parse(e.text).ok())
+                .is_some_and(|t| t.steps == trace.steps && t.consumer == trace.consumer)
     });
     if let Some(p) = preset {
         query.push_str(&format!("&preset={}", p.index + 1));
@@ -169,8 +172,9 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
             )
         })
         .unwrap_or_default();
+    let title = t(model.lang, "title").replace('"', "&quot;");
     Ok(format!(
-        r#"<iframe data-outbox-playground src="{base}?{query}{fragment}" title="Ordered outbox / inbox playground"
+        r#"<iframe data-outbox-playground src="{base}?{query}{fragment}" title="{title}"
         style="width:100%;max-width:960px;height:900px;border:0" loading="lazy"></iframe>
 <script>
   addEventListener('message', (event) => {{
