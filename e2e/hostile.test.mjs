@@ -134,13 +134,15 @@ test('a 10,000-step trace replays in slices, without freezing, within 64 MiB of 
   await expect(page.getByTestId('loading')).toHaveCount(0);
   await expect.poll(tables).toBe(continued);
   // A reader's action during a long replay stops it and acts on the page as it is: a new branch at 5001.
-  await page.evaluate(() => {
-    // In one task, so the click lands before the replay's first slice whatever this machine's speed.
+  // Slides the timeline to `to` and clicks `testid` in one task, so the click lands before the replay's first
+  // slice whatever this machine's speed.
+  const slideThenClick = (to, testid) => page.evaluate(([to, testid]) => {
     const range = document.querySelector('[data-testid="timeline"]');
-    range.value = '9000';
+    range.value = to;
     range.dispatchEvent(new Event('input', { bubbles: true }));
-    document.querySelector('[data-testid="apply-A"]').click();
-  });
+    document.querySelector(`[data-testid="${testid}"]`).click();
+  }, [to, testid]);
+  await slideThenClick('9000', 'apply-A');
   await expect(position(page)).toHaveText('after step 5002 of 5002');
   // The replay towards 9000 had a slice queued; once it has had its turn, nothing of it shows.
   await pendingTasksRun(page);
@@ -152,12 +154,7 @@ test('a 10,000-step trace replays in slices, without freezing, within 64 MiB of 
   await expect(position(page)).toHaveText('after step 5001 of 5002', { timeout: 120_000 });
   await expect(page.getByTestId('loading')).toHaveCount(0);
   await shown();
-  await page.evaluate(() => {
-    const range = document.querySelector('[data-testid="timeline"]');
-    range.value = '1000';
-    range.dispatchEvent(new Event('input', { bubbles: true }));
-    document.querySelector('[data-testid="forward"]').click();
-  });
+  await slideThenClick('1000', 'forward');
   await expect(position(page)).toHaveText('after step 5002 of 5002');
   // The replay's first slice was queued before the click; twice over, every queued task has run and a frame
   // has been drawn: a replay still going would have shown its progress by now.

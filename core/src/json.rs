@@ -23,10 +23,20 @@ pub fn json_type(value: &Value) -> &'static str {
 pub fn short_json(value: &Value) -> String {
     let text = value.to_string();
     if text.chars().count() > 40 {
-        let cut: String = text.chars().take(37).collect();
-        format!("{cut}…")
+        clip(&text, 38)
     } else {
         text
+    }
+}
+
+/// `text` cut to at most `max` characters, the last of them an ellipsis when it was longer.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
     }
 }
 

@@ -5,7 +5,7 @@
 
 use outbox_core::diagram::{svg, Diagram, Style};
 use outbox_core::lang::Lang;
-use outbox_core::playground::{Command, Playground};
+use outbox_core::playground::{Command, Entry, Playground};
 use outbox_core::protocol::{Boundary, Outcome};
 use outbox_core::trace::{ConsumerSetup, Op};
 
@@ -17,20 +17,18 @@ fn preset(n: usize) -> Playground {
 }
 
 fn draw(pg: &Playground, lang: Lang, style: Style) -> String {
-    svg(
-        &Diagram {
-            entries: &pg.entries,
-            pos: pg.pos,
-            broke_at: pg.broke_at,
-            restarted: pg.down.is_none(),
-            lang,
-        },
-        style,
-    )
+    svg(&Diagram::of(pg, lang), style)
 }
 
 fn file(pg: &Playground, lang: Lang) -> String {
     draw(pg, lang, Style::File { dark: false })
+}
+
+/// The indexes of the steps whose entry `keep` picks.
+fn steps_where(pg: &Playground, keep: impl Fn(&Entry) -> bool) -> Vec<usize> {
+    (0..pg.entries.len())
+        .filter(|&i| keep(&pg.entries[i]))
+        .collect()
 }
 
 /// The `data-step` of every mark of `kind`, in order.
@@ -54,13 +52,7 @@ fn marks(svg: &str, kind: &str) -> Vec<usize> {
 fn one_arrow_per_relay_with_its_receipt() {
     let pg = preset(3);
     let svg = file(&pg, Lang::En);
-    let relays: Vec<usize> = pg
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e.report.result, Outcome::Received(_)))
-        .map(|(i, _)| i)
-        .collect();
+    let relays: Vec<usize> = steps_where(&pg, |e| matches!(e.report.result, Outcome::Received(_)));
     assert!(!relays.is_empty());
     assert_eq!(marks(&svg, "relay"), relays);
     for i in relays {
@@ -79,13 +71,8 @@ fn one_arrow_per_relay_with_its_receipt() {
 fn applies_name_the_event_and_the_new_last_seq_or_why_they_stopped() {
     let pg = preset(3);
     let svg = file(&pg, Lang::En);
-    let applies: Vec<usize> = pg
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e.step.op(), Op::Apply | Op::ProcessAll))
-        .map(|(i, _)| i)
-        .collect();
+    let applies: Vec<usize> =
+        steps_where(&pg, |e| matches!(e.step.op(), Op::Apply | Op::ProcessAll));
     assert_eq!(marks(&svg, "apply"), applies);
     // Arrival 3, 1, 2: after 3 the flow waits at a gap; the drain at the end applies A1..A3.
     assert_eq!(svg.matches(">A: gap</text>").count(), 2, "{svg}");
@@ -102,13 +89,7 @@ fn applies_name_the_event_and_the_new_last_seq_or_why_they_stopped() {
 fn a_crash_is_a_cut_naming_its_boundary_and_a_restart_follows() {
     let pg = preset(9);
     let svg = file(&pg, Lang::En);
-    let crashes: Vec<usize> = pg
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.report.result == Outcome::Crashed)
-        .map(|(i, _)| i)
-        .collect();
+    let crashes: Vec<usize> = steps_where(&pg, |e| e.report.result == Outcome::Crashed);
     assert_eq!(crashes.len(), 10, "experiment 9 crashes at each boundary");
     assert_eq!(marks(&svg, "crash"), crashes);
     for b in Boundary::ALL {

@@ -4,8 +4,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::checker::{Config, Property, Search, Verdict};
-use outbox_core::explain::{explain, explain_property, first_broken, Explanation};
+use outbox_core::explain::{explain, explain_property, Explanation};
 use outbox_core::lang::Lang;
+use outbox_core::playground::{Command, Playground};
 use outbox_core::protocol::{Ordering, WriteMode};
 use outbox_core::trace::{self, Trace};
 
@@ -60,7 +61,10 @@ fn both(trace: &Trace) -> (Explanation, Explanation) {
         .unwrap()
         .expect("the invariant fails");
     assert_eq!((en.step, &en.steps), (zh.step, &zh.steps));
-    assert_eq!(en.step, first_broken(trace).unwrap());
+    // The step it blames is the one the playground marks in the diagram, found by its own sliced replay.
+    let mut pg = Playground::new(trace.consumer).unwrap();
+    pg.apply(Command::Load(Box::new(trace.clone())));
+    assert_eq!(en.step, pg.broke_at);
     eprintln!("{}\n{}\n", en.text, zh.text);
     (en, zh)
 }

@@ -254,15 +254,12 @@ fn replay_diagram(text: &str, lang: Lang, dark: bool) -> ExitCode {
         eprintln!("invalid trace: the databases failed: {e}");
         return ExitCode::from(2);
     }
-    let d = Diagram {
-        entries: &pg.entries,
-        pos: pg.pos,
-        broke_at: pg.broke_at,
-        restarted: pg.down.is_none(),
-        lang,
-    };
     let mut out = std::io::stdout().lock();
-    say!(out, "{}", svg(&d, Style::File { dark }));
+    say!(
+        out,
+        "{}",
+        svg(&Diagram::of(&pg, lang), Style::File { dark })
+    );
     ExitCode::SUCCESS
 }
 

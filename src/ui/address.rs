@@ -25,7 +25,7 @@ outbox_core::words! {
 }
 
 /// What an embed shows when its address names no view: the player, without the page's tools.
-const EMBED_DEFAULT: [Panel; 9] = [
+const EMBED_DEFAULT: [Panel; 8] = [
     Panel::Controls,
     Panel::Timeline,
     Panel::Producer,
@@ -34,7 +34,6 @@ const EMBED_DEFAULT: [Panel; 9] = [
     Panel::Diagram,
     Panel::Log,
     Panel::Sql,
-    Panel::Crash,
 ];
 
 /// The address, read.

@@ -147,8 +147,9 @@ fn App() -> Html {
     {
         let _ = root.class_list().toggle_with_force("embed", embed);
     }
-    // The databases open in a task of their own, after the header has painted: start-up is three tasks
-    // (the module and the header, SQLite, the player), none of which holds input for long.
+    // The databases open in a task of their own, after the header has painted: start-up is three tasks (the
+    // module and the header, SQLite, the player) instead of one, each a fraction of it (BENCHMARKS.md has
+    // their lengths; the longest is still over 50 ms here).
     let started = use_state(|| None::<Started>);
     {
         let started = started.clone();
@@ -173,11 +174,10 @@ fn App() -> Html {
             });
         });
     }
-    let address = Rc::new((*address).clone());
     match &*started {
         None => components::playground::header(lang, embed, None),
         Some(Ok((model, link_trace))) => html! {
-            <Playground initial={model.clone()} {address} link_trace={link_trace.clone()} />
+            <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />
         },
         Some(Err(e)) => html! {
             <main class="fatal" role="alert">

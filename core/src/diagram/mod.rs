@@ -8,9 +8,10 @@
 //! styles inline, no script) and the golden file the tests hold it to. Marks carry `data-kind` (`relay`,
 //! `apply`, `crash`, `restart`, `violation`) and every row `data-step` (the step's index).
 
+use crate::json::clip;
 pub use crate::lang::gloss;
 use crate::lang::Lang;
-use crate::playground::Entry;
+use crate::playground::{Entry, Playground};
 use crate::protocol::{ApplyResult, Boundary, FlowStop, Outcome};
 use crate::trace::Step;
 use std::fmt::Write as _;
@@ -34,6 +35,19 @@ pub struct Diagram<'a> {
     /// followed by a restart.
     pub restarted: bool,
     pub lang: Lang,
+}
+
+impl<'a> Diagram<'a> {
+    /// The playground's session as it stands: every step, the position, the break, a restart after the last.
+    pub fn of(pg: &'a Playground, lang: Lang) -> Diagram<'a> {
+        Diagram {
+            entries: &pg.entries,
+            pos: pg.pos,
+            broke_at: pg.broke_at,
+            restarted: pg.down.is_none(),
+            lang,
+        }
+    }
 }
 
 /// How to draw it.
@@ -87,41 +101,28 @@ fn rolled_back(lang: Lang, boundary: Boundary) -> &'static str {
     }
 }
 
-/// Cut to `max` characters with an ellipsis; the row's title keeps the whole text.
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(max - 1).collect();
-        out.push('…');
-        out
-    }
-}
-
 /// The flow a step is about, if any (a `receive` names it inside its event).
-fn step_flow(step: &Step) -> Option<String> {
+fn step_flow(step: &Step) -> Option<&str> {
     match step {
-        Step::Receive { event, .. } => event
-            .get("flow_id")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
-        _ => step.flow().map(str::to_owned),
+        Step::Receive { event, .. } => event.get("flow_id").and_then(|v| v.as_str()),
+        _ => step.flow(),
     }
 }
 
-/// Colour classes for flows, in the order they first appear.
-struct Flows(Vec<String>);
+/// Colour classes for flows, in the order they first appear. Borrowed from the entries: a window far down a
+/// long session looks at every step above it without copying a string.
+struct Flows<'a>(Vec<&'a str>);
 
-impl Flows {
-    fn class(&mut self, flow: &str) -> String {
-        let i = match self.0.iter().position(|f| f == flow) {
+impl<'a> Flows<'a> {
+    fn class(&mut self, flow: &'a str) -> &'static str {
+        let i = match self.0.iter().position(|f| *f == flow) {
             Some(i) => i,
             None => {
-                self.0.push(flow.to_owned());
+                self.0.push(flow);
                 self.0.len() - 1
             }
         };
-        format!("f{}", i % 4)
+        ["f0", "f1", "f2", "f3"][i % 4]
     }
 }
 
@@ -284,7 +285,7 @@ fn push_esc(s: &mut String, text: &str) {
 }
 
 /// The SVG of `d`, drawn as `style` says.
-pub fn svg(d: &Diagram, style: Style) -> String {
+pub fn svg(d: &Diagram<'_>, style: Style) -> String {
     let lang = d.lang;
     let n = d.entries.len();
     let (from, to, file) = match style {
@@ -332,7 +333,7 @@ pub fn svg(d: &Diagram, style: Style) -> String {
     // Colours follow first appearance over the whole session, so a window draws a flow as the file does.
     for e in &d.entries[..from] {
         if let Some(f) = step_flow(&e.step) {
-            flows.class(&f);
+            flows.class(f);
         }
     }
     for i in from..to {
@@ -342,9 +343,10 @@ pub fn svg(d: &Diagram, style: Style) -> String {
     s
 }
 
-fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
+fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, page: bool) {
     let lang = d.lang;
-    let entry = &d.entries[i];
+    let entries: &'a [Entry] = d.entries;
+    let entry = &entries[i];
     let r = &entry.report;
     let top = HEADER + i * ROW;
     let y = top + ROW / 2;
@@ -373,8 +375,7 @@ fn row(s: &mut String, d: &Diagram, i: usize, flows: &mut Flows, page: bool) {
     if i > 0 && d.entries[i - 1].report.result == Outcome::Crashed {
         restart(s, i, top + 2, lang);
     }
-    let flow = step_flow(&entry.step).map(|f| flows.class(&f));
-    let fc = flow.as_deref().unwrap_or("f0");
+    let fc = step_flow(&entry.step).map_or("f0", |f| flows.class(f));
     let [xp, xr, xi, xa] = LANES;
     match &entry.step {
         Step::Advance(x) | Step::UnsafeDualWrite(x) => {

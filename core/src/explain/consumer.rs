@@ -94,7 +94,7 @@ fn order(r: &Replay, trace: &Trace, j: usize, place: i64, prev: &str, lang: Lang
     let e = &r.after.consumer.effect[j];
     let w = r.writers[j];
     let (n, what, ev, f, seq) = (w + 1, r.what(trace, w), &e.event_id, &e.flow_id, e.seq);
-    let (k, state, m) = (kind(lang, &e.kind), kind(lang, prev), place - 1);
+    let (k, state, m) = (gloss(lang, &e.kind), gloss(lang, prev), place - 1);
     if seq == place {
         return say!(
             lang,
@@ -185,10 +185,10 @@ fn unmarked(r: &Replay, trace: &Trace, j: usize, row: Option<&str>, lang: Lang) 
         r.what(trace, w),
         &e.event_id,
         &e.flow_id,
-        kind(lang, &e.kind),
+        gloss(lang, &e.kind),
     );
     let (m, ps) = projection(&r.after.consumer, f);
-    let ps = kind(lang, ps);
+    let ps = gloss(lang, ps);
     let row_text = match row {
         Some(s) => say!(
             lang,
@@ -221,7 +221,7 @@ fn unmarked(r: &Replay, trace: &Trace, j: usize, row: Option<&str>, lang: Lang) 
 fn projection_text(r: &Replay, trace: &Trace, at: usize, f: &str, lang: Lang) -> String {
     let (n, what, c) = (at + 1, r.what(trace, at), &r.after.consumer);
     let (m1, ps) = projection(c, f);
-    let ps = kind(lang, ps);
+    let ps = gloss(lang, ps);
     let mut count = 0;
     let mut last = None;
     for e in c.effect.iter().filter(|e| e.flow_id == f) {
@@ -244,7 +244,7 @@ fn projection_text(r: &Replay, trace: &Trace, at: usize, f: &str, lang: Lang) ->
     }
     let has = match last {
         Some(e) => {
-            let (ev, s, k) = (&e.event_id, e.seq, kind(lang, &e.kind));
+            let (ev, s, k) = (&e.event_id, e.seq, gloss(lang, &e.kind));
             say!(
                 lang,
                 "its last effect is {ev} ({k}, seq {s})",

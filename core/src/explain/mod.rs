@@ -4,7 +4,7 @@
 //! after each step, compared with those before it — never canned per experiment.
 
 use crate::checker::Property;
-use crate::lang::Lang;
+use crate::lang::{gloss, Lang};
 use crate::protocol::system::{ConsumerTables, FlowRow, InboxRow};
 use crate::protocol::{invariant, next_kind, Outcome, Snapshot};
 use crate::trace::{Session, Step, StepReport, Trace};
@@ -31,22 +31,9 @@ use progress::{loss, lost, stalled};
 pub struct Explanation {
     /// Index (0-based) of the first step after which the property fails, if a step is to blame.
     pub step: Option<usize>,
-    /// 0-based indexes of the steps the text names (the page highlights them), in order.
+    /// 0-based indexes of the steps the text names, in order.
     pub steps: Vec<usize>,
     pub text: String,
-}
-
-/// The index of the first step after which the invariant over the committed consumer tables no longer holds,
-/// found by replaying `trace` on fresh databases and checking after every step; `None` if it holds throughout.
-pub fn first_broken(trace: &Trace) -> Result<Option<usize>, String> {
-    let mut session = Session::new(trace.consumer)?;
-    for (i, step) in trace.steps.iter().enumerate() {
-        session.step(step);
-        if !session.check_invariant()?.holds {
-            return Ok(Some(i));
-        }
-    }
-    Ok(None)
 }
 
 /// Why the invariant fails on this trace's history; `Ok(None)` when it holds after every step.
@@ -202,11 +189,6 @@ fn id_at(s: &Snapshot, flow: &str, seq: i64) -> String {
         Some((_, _, id)) => id.clone(),
         None => format!("seq {seq}"),
     }
-}
-
-/// A business state as the reader's language names it: Chinese glosses the article's words.
-fn kind(lang: Lang, k: &str) -> String {
-    crate::lang::gloss(lang, k)
 }
 
 /// `A1`, `A1 and A2`, `A1, A2 and A3`; `A1、A2 和 A3`.

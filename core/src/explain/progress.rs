@@ -27,7 +27,7 @@ pub(super) fn loss(r: &Replay, trace: &Trace, at: usize, lang: Lang) -> Option<E
     let (n, what) = (at + 1, r.what(trace, at));
     let text = match lost(&r.after)? {
         Loss::Unsent(row, rows) => {
-            let (f, seq, state) = (&row.flow_id, row.seq, kind(lang, &row.state));
+            let (f, seq, state) = (&row.flow_id, row.seq, gloss(lang, &row.state));
             let fix = say!(
                 lang,
                 "A correct producer commits the state change and its outbox row in one transaction, so an exit leaves both or neither.",
@@ -73,7 +73,7 @@ pub(super) fn stalled(r: &Replay, trace: &Trace, lang: Lang) -> Option<Explanati
         let stuck = m < p.seq && next.is_none_or(|i| i.state != "blocked");
         stuck.then_some((p, m, ps, p.seq))
     })?;
-    let (f, nl, ps) = (&row.flow_id, last + 1, kind(lang, ps));
+    let (f, nl, ps) = (&row.flow_id, last + 1, gloss(lang, ps));
     let ev = id_at(&r.after, f, m + 1);
     let mut steps = vec![last];
     let head = say!(

@@ -164,30 +164,19 @@ pub fn DiagramPanel() -> Html {
             }
         })
     };
-    let shown = Diagram {
-        entries: &model.entries,
-        pos: model.pos,
-        broke_at: model.broke_at,
-        restarted: model.down.is_none(),
-        lang,
-    };
     // A window left over from a longer session draws its last rows until the reader scrolls again.
     let (from, to) = match *window {
         (from, _) if from >= n && n > 0 => (n.saturating_sub(3 * BLOCK), n),
         w => w,
     };
-    let svg = diagram::svg(&shown, Style::Page { from, to });
+    let svg = diagram::svg(&Diagram::of(&model, lang), Style::Page { from, to });
     let save = |png: bool| {
         let model = model.clone();
         Callback::from(move |_| {
-            let d = Diagram {
-                entries: &model.entries,
-                pos: model.pos,
-                broke_at: model.broke_at,
-                restarted: model.down.is_none(),
-                lang: model.lang,
-            };
-            let file = diagram::svg(&d, Style::File { dark: dark() });
+            let file = diagram::svg(
+                &Diagram::of(&model, model.lang),
+                Style::File { dark: dark() },
+            );
             let name = format!("outbox-playground-{}", model.lang.tag());
             if png {
                 save_png(

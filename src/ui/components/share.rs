@@ -162,16 +162,7 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
     } else if !trace.steps.is_empty() {
         fragment = format!("#{}", share::encode(&trace)?);
     }
-    let location = web_sys::window().map(|w| w.location());
-    let base = location
-        .map(|l| {
-            format!(
-                "{}{}",
-                l.origin().unwrap_or_default(),
-                l.pathname().unwrap_or_default()
-            )
-        })
-        .unwrap_or_default();
+    let base = page_base();
     let title = t(model.lang, "title").replace('"', "&quot;");
     Ok(format!(
         r#"<iframe data-outbox-playground src="{base}?{query}{fragment}" title="{title}"
@@ -188,17 +179,26 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
     ))
 }
 
+/// The page's origin and path, without its query or fragment.
+fn page_base() -> String {
+    web_sys::window()
+        .map(|w| w.location())
+        .map(|l| {
+            format!(
+                "{}{}",
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default()
+}
+
 /// The page's address with `fragment` (`t=…`) after the `#`.
 fn page_url(fragment: &str) -> String {
-    let Some(location) = web_sys::window().map(|w| w.location()) else {
-        return format!("#{fragment}");
-    };
-    format!(
-        "{}{}{}#{fragment}",
-        location.origin().unwrap_or_default(),
-        location.pathname().unwrap_or_default(),
-        location.search().unwrap_or_default()
-    )
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    format!("{}{search}#{fragment}", page_base())
 }
 
 /// Shows the link and puts it in the address bar (without reloading).
