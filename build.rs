@@ -10,7 +10,7 @@ use minify::minify;
 fn main() {
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     for lang in ["en", "zh"] {
-        let path = format!("src/ui/i18n/{lang}.json");
+        let path = format!("src/i18n/{lang}.json");
         println!("cargo::rerun-if-changed={path}");
         let text = std::fs::read_to_string(&path).expect("readable catalog");
         std::fs::write(

@@ -7,3 +7,9 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+
+/// The page's strings, in both languages (also read natively, by the prerender and the tests).
+pub mod i18n;
+
+/// The header, drawn by the page and prerendered into `index.html` by the build.
+pub mod first_screen;

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 fn catalog(lang: &str) -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/ui/i18n/{lang}.json"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/i18n/{lang}.json"));
     let text = std::fs::read_to_string(&path).unwrap();
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -4,7 +4,7 @@
 pub mod address;
 pub mod checker;
 pub mod components;
-pub mod i18n;
+pub use crate::i18n;
 pub mod state;
 
 use components::playground::Playground;
@@ -30,6 +30,13 @@ pub fn start() {
         show_panic_panel(&info.to_string());
     }));
     yew::Renderer::<App>::new().render();
+    // The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own
+    // header: no paint in between, so nothing moves or blinks.
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        while let Ok(Some(copy)) = document.query_selector("[data-prerender]") {
+            copy.remove();
+        }
+    }
 }
 
 /// A panic must not leave a dead page: the hook runs before the module aborts, so it draws a panel with plain
@@ -175,7 +182,7 @@ fn App() -> Html {
         });
     }
     match &*started {
-        None => components::playground::header(lang, embed, None),
+        None => crate::first_screen::header(lang, embed, None),
         Some(Ok((model, link_trace))) => html! {
             <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />
         },

@@ -6,7 +6,7 @@ use super::{
     producer::ProducerColumn, share::Share, timeline::Timeline, wire::Wire,
 };
 use crate::ui::address::{Address, Panel};
-use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::i18n::{t, tf};
 use crate::ui::state::Act;
 use crate::ui::state::{Action, Model};
 use crate::ui::Ctx;
@@ -187,7 +187,7 @@ pub fn Playground(props: &Props) -> Html {
     };
     html! {
         <ContextProvider<Ctx> context={model.clone()}>
-            { header(lang, embed, Some(switch_lang)) }
+            { crate::first_screen::header(lang, embed, Some(switch_lang)) }
             if show(Panel::Controls) {
                 <Controls />
             } else if show(Panel::Crash) {
@@ -238,26 +238,6 @@ pub fn Playground(props: &Props) -> Html {
                 <p class="shortcuts">{ t(lang, "shortcuts") }</p>
             }
         </ContextProvider<Ctx>>
-    }
-}
-
-/// The page's header, drawn alone while SQLite starts and then by the player, the same both times (nothing
-/// moves when the player arrives). No header in an embed.
-pub fn header(lang: Lang, embed: bool, switch_lang: Option<Callback<MouseEvent>>) -> Html {
-    if embed {
-        return html! {};
-    }
-    html! {
-        <header class="top">
-            <div>
-                <h1>{ t(lang, "title") }</h1>
-                <p class="intro">{ t(lang, "intro") }</p>
-            </div>
-            // Named by its visible text, the other language's own name, in that language (WCAG 2.5.3: the
-            // accessible name contains the visible label); what it does is its title.
-            <button class="lang" data-testid="lang-switch" onclick={switch_lang}
-                lang={lang.other().tag()} title={t(lang, "lang.switch.label")}>{ t(lang, "lang.switch") }</button>
-        </header>
     }
 }
 

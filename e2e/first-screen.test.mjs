@@ -1,0 +1,70 @@
+// End-to-end: the first screen (the header) is in the HTML the server sends (src/bin/prerender.rs), so it paints
+// before the module has arrived, in the reader's language, and the page takes it over without moving anything.
+import { test, expect } from './fixtures.mjs';
+
+const TITLE = { en: 'Ordered outbox / inbox playground', zh: '有序 outbox / inbox 实验台' };
+
+for (const lang of ['en', 'zh']) {
+  test(`the first screen paints without the module, in ${lang}`, async ({ browser, dist }) => {
+    const context = await browser.newContext();
+    if (lang === 'zh') await context.addInitScript((tag) => localStorage.setItem('lang', tag), 'zh-Hans');
+    // The module never arrives: what shows is the HTML alone.
+    await context.route('**/*.wasm', (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(dist.url);
+    const shown = page.locator('header.top:visible');
+    await expect(shown).toHaveCount(1);
+    await expect(shown.locator('h1')).toHaveText(TITLE[lang]);
+    await expect(shown.locator('.intro')).not.toBeEmpty();
+    await expect(page.locator('html')).toHaveAttribute('lang', lang === 'zh' ? 'zh-Hans' : 'en');
+    // The copies carry no test id: those name the live page's elements.
+    await expect(page.locator('[data-prerender] [data-testid]')).toHaveCount(0);
+    // An embed has no header, before the module as after it.
+    await page.goto(`${dist.url}?embed&preset=3`);
+    await expect(page.locator('html')).toHaveClass(/embed/);
+    await expect(page.locator('header.top:visible')).toHaveCount(0);
+    await context.close();
+  });
+
+  for (const width of [360, 1280]) {
+    test(`the page takes over the first screen without moving it (${lang}, ${width} px)`, async ({ open, dist }) => {
+      // A zh reader here by the browser's language (the other test remembers the choice instead).
+      const page = await open(dist.url, {
+        viewport: { width, height: 800 },
+        init: () => {
+          window.__shifts = [];
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
+          }).observe({ type: 'layout-shift', buffered: true });
+          // Where the prerendered header's parts are, as the HTML alone lays them out.
+          document.addEventListener('DOMContentLoaded', () => {
+            const shown = [...document.querySelectorAll('header[data-prerender]')].find((h) => h.getClientRects().length);
+            window.__before = shown && ['h1', '.intro', 'button.lang'].map((s) => {
+              const r = shown.querySelector(s).getBoundingClientRect();
+              return [s, r.x, r.y, r.width, r.height, shown.querySelector(s).textContent];
+            });
+          });
+        },
+        ...(lang === 'zh' ? { locale: 'zh-CN' } : {}),
+      });
+      await expect(page.locator('header.top')).toHaveCount(1);
+      await expect(page.locator('[data-prerender]')).toHaveCount(0);
+      await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
+      const { before, after, shifts } = await page.evaluate(() => {
+        const header = document.querySelector('header.top');
+        return {
+          before: window.__before,
+          after: ['h1', '.intro', 'button.lang'].map((s) => {
+            const r = header.querySelector(s).getBoundingClientRect();
+            return [s, r.x, r.y, r.width, r.height, header.querySelector(s).textContent];
+          }),
+          shifts: window.__shifts,
+        };
+      });
+      expect(before, 'the prerendered header was laid out').toBeTruthy();
+      expect(after[0][5]).toBe(TITLE[lang]);
+      expect(after, 'the live header sits exactly where the prerendered one did').toEqual(before);
+      expect(shifts.reduce((a, b) => a + b, 0), 'cumulative layout shift').toBe(0);
+    });
+  }
+}

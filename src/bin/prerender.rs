@@ -1,0 +1,122 @@
+//! Trunk's post-build hook (Trunk.toml): writes the page's first screen (the header, in both languages) into
+//! the built `index.html`, so it paints before the module has arrived. `www/page-start.js` shows the reader's
+//! language and hides both in an embed; the page drops them when it draws its own (`first_screen`).
+//!
+//! Usage: `prerender [FILE]` (default: `$TRUNK_STAGING_DIR/index.html`).
+
+#[cfg(not(target_arch = "wasm32"))]
+use outbox_playground::first_screen::prerender;
+#[cfg(not(target_arch = "wasm32"))]
+use outbox_playground::i18n::Lang;
+#[cfg(not(target_arch = "wasm32"))]
+use std::process::ExitCode;
+
+/// Natively only: the page's build runs it.
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> ExitCode {
+    let path = match std::env::args().nth(1) {
+        Some(path) => std::path::PathBuf::from(path),
+        None => match std::env::var_os("TRUNK_STAGING_DIR") {
+            Some(dir) => std::path::Path::new(&dir).join("index.html"),
+            None => {
+                eprintln!("prerender: name the page to write into, or run it as a Trunk hook (TRUNK_STAGING_DIR is not set)");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let page = match std::fs::read_to_string(&path) {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!("prerender: cannot read {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    match into_page(&page) {
+        Ok(page) => match std::fs::write(&path, page) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("prerender: cannot write {}: {e}", path.display());
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("prerender: {}: {e}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `html` without its `data-testid` attributes: a test id names the live page's one element (the prerendered
+/// copies are gone by the time a test could click them).
+#[cfg(not(target_arch = "wasm32"))]
+fn without_test_ids(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find(" data-testid=\"") {
+        out.push_str(&rest[..at]);
+        let value = &rest[at + " data-testid=\"".len()..];
+        rest = value.find('"').map_or("", |end| &value[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The page with both headers right after `<body>`, each marked `data-prerender` with its language's tag.
+#[cfg(not(target_arch = "wasm32"))]
+fn into_page(page: &str) -> Result<String, String> {
+    if page.contains("data-prerender") {
+        return Err("already has a prerendered first screen".into());
+    }
+    let open = page.find("<body").ok_or("no <body> element")?;
+    let at = open + page[open..].find('>').ok_or("an unclosed <body> tag")? + 1;
+    let mut out = String::with_capacity(page.len() + 2048);
+    out.push_str(&page[..at]);
+    for lang in [Lang::En, Lang::Zh] {
+        let html = prerender(lang);
+        let rest = html
+            .strip_prefix("<header ")
+            .ok_or("the first screen does not start with <header>")?;
+        out.push_str(&format!("<header data-prerender=\"{}\" ", lang.tag()));
+        out.push_str(&without_test_ids(rest));
+    }
+    out.push_str(&page[at..]);
+    Ok(out)
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_headers_go_right_after_body_without_test_ids() {
+        let page = into_page(
+            "<html><head><title>x</title></head><body class=a><noscript>n</noscript></body></html>",
+        )
+        .unwrap();
+        let en = page
+            .find("<header data-prerender=\"en\" class=\"top\">")
+            .unwrap();
+        let zh = page
+            .find("<header data-prerender=\"zh-Hans\" class=\"top\">")
+            .unwrap();
+        assert!(page.find("<body class=a>").unwrap() < en && en < zh);
+        assert!(zh < page.find("<noscript>").unwrap());
+        assert!(page.contains("<h1>Ordered outbox / inbox playground</h1>"));
+        assert!(page.contains("<h1>有序 outbox / inbox 实验台</h1>"));
+        assert!(!page.contains("data-testid"), "{page}");
+        assert!(
+            page.contains("lang=\"zh-Hans\""),
+            "the language switch keeps its attributes"
+        );
+    }
+
+    #[test]
+    fn a_page_without_a_body_or_already_done_is_refused() {
+        assert_eq!(into_page("<html></html>").unwrap_err(), "no <body> element");
+        let once = into_page("<body></body>").unwrap();
+        assert!(into_page(&once).unwrap_err().contains("already"));
+    }
+}

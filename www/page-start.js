@@ -1,0 +1,27 @@
+// Runs in the <head>, before the body is parsed (a few hundred bytes, no module): the prerendered first screen
+// (`src/bin/prerender.rs`) paints in the reader's language, and not at all in an embed. The language is picked
+// as the page's `initial_lang` picks it: the remembered choice, else the browser's, else English.
+(() => {
+  const root = document.documentElement;
+  const tag = (v) => (/^zh/i.test(v || '') ? 'zh-Hans' : /^en/i.test(v || '') ? 'en' : null);
+  let stored = null;
+  try { stored = localStorage.getItem('lang'); } catch { /* storage refused: the browser's language */ }
+  root.lang = tag(stored) || tag(navigator.language) || 'en';
+  const embed = new URLSearchParams(location.search).has('embed');
+  root.classList.toggle('embed', embed);
+
+  // In embed mode inside a frame, tell the parent page the playground's height whenever it changes, so the
+  // frame can be exactly as tall as its content, with no scrollbar of its own. The parent's few lines of
+  // listener are in the README; they check that the message comes from this frame.
+  if (embed && window.parent !== window) {
+    let last = 0;
+    const post = () => {
+      const height = Math.ceil(root.getBoundingClientRect().height);
+      if (height !== last) {
+        last = height;
+        window.parent.postMessage({ type: 'outbox-playground:height', height }, '*');
+      }
+    };
+    new ResizeObserver(post).observe(root);
+  }
+})();
