@@ -2,6 +2,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
@@ -10,9 +11,11 @@ const TYPES = {
 
 /**
  * Serves `root` under `prefix` (e.g. "/" or "/blog/playground/"). Resolves to { url, close }. `onRequest` sees
- * every request's path (what the browser did not take from its cache).
+ * every request's path (what the browser did not take from its cache). `compress: true` serves brotli (quality
+ * 11, made once per file) to a browser that accepts it, as a blog host serves static files.
  */
-export function serve(root, { prefix = '/', headers = {}, onRequest = () => {} } = {}) {
+export function serve(root, { prefix = '/', headers = {}, onRequest = () => {}, compress = false } = {}) {
+  const brotli = new Map();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
     onRequest(url.pathname);
@@ -23,7 +26,16 @@ export function serve(root, { prefix = '/', headers = {}, onRequest = () => {} }
     if (!file.startsWith(path.resolve(root))) { res.writeHead(403); res.end(); return; }
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404); res.end('not found'); return; }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', ...headers });
+      const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+      if (compress && type !== 'image/png' && /\bbr\b/.test(req.headers['accept-encoding'] ?? '')) {
+        if (!brotli.has(file)) {
+          brotli.set(file, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+        }
+        res.writeHead(200, { 'content-type': type, 'content-encoding': 'br', vary: 'accept-encoding', ...headers });
+        res.end(brotli.get(file));
+        return;
+      }
+      res.writeHead(200, { 'content-type': type, ...headers });
       res.end(data);
     });
   });

@@ -11,6 +11,7 @@ trunk build --release
 LIBSQLITE3_FLAGS="-DSQLITE_DEFAULT_PAGE_SIZE=1024" \
   cargo run --quiet --profile bench-native --bin bench > target/bench-native.json
 node bench/browser.mjs > target/bench-browser.json
+node bench/lighthouse.mjs > target/bench-lighthouse.json
 # The checker, natively (release build): the default configuration on one thread and on all of them (the
 # counts must agree), and the largest configuration with its peak memory.
 cargo build --quiet --release --bin experiments
@@ -30,5 +31,6 @@ cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --
   --flows 5000 --seed 2026 > target/bench-soak.txt
 node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt \
   target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json \
-  target/bench-check-large-symmetry.json target/bench-check-page.json target/bench-previous.md > /dev/null
+  target/bench-check-large-symmetry.json target/bench-check-page.json target/bench-previous.md \
+  target/bench-lighthouse.json > /dev/null
 echo "wrote BENCHMARKS.md"
