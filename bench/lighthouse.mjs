@@ -13,7 +13,11 @@ import { serve } from '../e2e/server.mjs';
 import { CHROMIUM, LAUNCH_OPTIONS } from '../e2e/browser.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// LIGHTHOUSE_RUNS, LIGHTHOUSE_FORMS (mobile,desktop) and LIGHTHOUSE_DIST (dist/) are there to compare two
+// builds by hand; bench.sh uses the defaults.
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
+const FORMS = (process.env.LIGHTHOUSE_FORMS ?? 'mobile,desktop').split(',');
+const DIST = process.env.LIGHTHOUSE_DIST ?? path.join(ROOT, 'dist');
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 const METRICS = {
   fcp_ms: 'first-contentful-paint', lcp_ms: 'largest-contentful-paint', tbt_ms: 'total-blocking-time',
@@ -21,9 +25,9 @@ const METRICS = {
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const server = await serve(path.join(ROOT, 'dist'), { compress: true, headers: { 'cache-control': 'max-age=3600' } });
+const server = await serve(DIST, { compress: true, headers: { 'cache-control': 'max-age=3600' } });
 const out = { runs: RUNS, url: 'dist/ served with brotli (quality 11), cacheable', forms: {} };
-for (const form of ['mobile', 'desktop']) {
+for (const form of FORMS) {
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'lighthouse-'));

@@ -117,10 +117,13 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   that the browser fits in between the click and the end of the step, and garbage collection. Done: the
   event log is keyed (a step inserts one row instead of rewriting all of them), and the panels below the fold
   (library, share, explorer) are \`content-visibility: auto\`, so they cost nothing while off screen. The
-  space-time diagram (issue 13) redraws its window of rows as one SVG string at every step, which the browser
-  parses and lays out anew: the run that added it measured the median step at 15.4 ms against 7.4 ms before,
-  more than the noise. What would move it: drawing the rows as keyed elements, so a step adds one row and
-  restyles two (more code in the page, against the size budget).
+  run that added the space-time diagram (issue 13) measured the median step at 15.4 ms against 7.4 ms before,
+  more than the noise. The suspect was the diagram redrawing its window of rows as one SVG string at every
+  step. Keyed rows (a step replaces the new row and the one that was current; Yew leaves the rest) were built
+  and measured beside the page as it is, both served at once, 192 steps each: 18.5 against 17.2 ms in the
+  step's task, 22.7 against 21.2 ms to the next frame. No gain, so they were not kept. Moving the diagram's
+  keep-in-view layout read out of the step changed nothing either (18.0 against 18.0 ms). Where the rest goes
+  is not yet found.
 - **Explorer.** ${b.explorer_runs} runs, ${n.explorer_steps.toLocaleString('en-US')} steps: ~${f((b.explorer_wasm_ms.median * 1000) / n.explorer_steps, 0)} µs a step in wasm; natively ${mmm(n.explorer_ms, 0, ' ms')}. Every run
   crashes once, and a crash is a real process exit: two new connections, each parsing the schema and
   preparing its statements again — about half of a run. Done: one pair of databases reused across runs

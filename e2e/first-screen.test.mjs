@@ -26,7 +26,7 @@ for (const lang of ['en', 'zh']) {
     await context.close();
   });
 
-  for (const width of [360, 1280]) {
+  for (const width of [360, 1280, 1600]) {
     test(`the page takes over the first screen without moving it (${lang}, ${width} px)`, async ({ open, dist }) => {
       // A zh reader here by the browser's language (the other test remembers the choice instead).
       const page = await open(dist.url, {

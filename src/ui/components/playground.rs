@@ -168,13 +168,23 @@ pub fn Playground(props: &Props) -> Html {
     });
     // On a phone the diagram is a tab beside the tables; wider, it sits beside or below them.
     let tab = use_state(|| false);
-    // The tools below the player (experiments, share, explorer, checker) are drawn a task later: the player's
-    // first render stays short, and they are out of view at first anyway.
-    let tools = use_state(|| false);
+    // The page draws in three tasks, none long: the player (controls and tables), then the diagram, log and
+    // SQL, then the tools below them (experiments, share, explorer, checker), which are out of view at first.
+    // Each part only adds below or beside what is drawn (the diagram's column is sized by the grid, not by
+    // it), so nothing moves.
+    let drawn = use_state(|| 0u8);
     {
-        let tools = tools.clone();
-        use_effect_with((), move |_| crate::ui::run_soon(move || tools.set(true)));
+        let drawn = drawn.clone();
+        use_effect_with((), move |_| {
+            crate::ui::run_soon(move || {
+                // Yew draws this at the end of the task; the tools wait for the next one.
+                drawn.set(1);
+                crate::ui::yield_then(move || drawn.set(2));
+            })
+        });
     }
+    let tools = *drawn >= 2;
+    let panels = *drawn >= 1;
     let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
         .into_iter()
         .filter(|p| show(*p))
@@ -216,15 +226,15 @@ pub fn Playground(props: &Props) -> Html {
                         if show(Panel::Consumer) { <ConsumerColumn /> }
                     </main>
                 }
-                if show(Panel::Diagram) { <DiagramPanel /> }
+                if panels && show(Panel::Diagram) { <DiagramPanel /> }
             </div>
-            if show(Panel::Log) || show(Panel::Sql) {
+            if panels && (show(Panel::Log) || show(Panel::Sql)) {
                 <section class="panels">
                     if show(Panel::Log) { <EventLog /> }
                     if show(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
-            if *tools && (show(Panel::Experiments) || show(Panel::Share) || show(Panel::Explorer) || show(Panel::Checker)) {
+            if tools && (show(Panel::Experiments) || show(Panel::Share) || show(Panel::Explorer) || show(Panel::Checker)) {
                 <section class="panels">
                     if show(Panel::Experiments) { <Library /> }
                     <div class="side">
@@ -234,7 +244,8 @@ pub fn Playground(props: &Props) -> Html {
                     </div>
                 </section>
             }
-            if !embed {
+            // With the tools, last: drawn earlier, it would be pushed down by each part drawn above it.
+            if tools && !embed {
                 <p class="shortcuts">{ t(lang, "shortcuts") }</p>
             }
         </ContextProvider<Ctx>>
