@@ -40,11 +40,12 @@ fi
 
 # npm packages: binaryen 132 for wasm-opt (Debian's 108 corrupts the module), terser for the JS glue (the
 # release build's post_build hook), @playwright/test (the end-to-end runner; it drives Debian's Chromium, so no
-# `playwright install` and no browser download) with axe-core for the end-to-end tests, and playwright-core for
-# the benchmark scripts and the screenshots.
+# `playwright install` and no browser download) with axe-core for the end-to-end tests, playwright-core for
+# the benchmark scripts and the screenshots, and lighthouse 12.2.3 (the newest that runs on this Node; it uses
+# Debian's Chromium too) for scripts/bench.sh.
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] \
    || [ ! -d node_modules/@playwright/test ] \
-   || [ ! -d node_modules/terser ] \
+   || [ ! -d node_modules/terser ] || [ ! -d node_modules/lighthouse ] \
    || ! grep -q "\"version\": \"$BINARYEN_VERSION\"" node_modules/binaryen/package.json 2>/dev/null \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"
