@@ -66,7 +66,8 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(server.url);
-  await page.getByTestId('lane').waitFor();
+  // The whole first screen: the player draws in three tasks, and the experiments' summary comes last.
+  await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor();
   const body = await page.evaluate(() => document.body.innerHTML);
   await context.close();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'playground-static-'));

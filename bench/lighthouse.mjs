@@ -42,7 +42,11 @@ for (const form of FORMS) {
       const lhr = result.lhr;
       if (lhr.runtimeError) throw new Error(`lighthouse: ${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
       const run = { version: lhr.lighthouseVersion, chrome: lhr.environment?.hostUserAgent };
-      for (const c of CATEGORIES) run[c] = Math.round(lhr.categories[c].score * 100);
+      for (const c of CATEGORIES) {
+        const { score } = lhr.categories[c];
+        if (score === null) throw new Error(`lighthouse: no ${c} score (an audit failed to run)`);
+        run[c] = Math.round(score * 100);
+      }
       for (const [k, id] of Object.entries(METRICS)) run[k] = lhr.audits[id].numericValue;
       // What kept a category under 100, for the report: each failing audit's title.
       run.failing = Object.fromEntries(CATEGORIES.map((c) => [c, lhr.categories[c].auditRefs

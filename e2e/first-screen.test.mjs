@@ -19,10 +19,25 @@ for (const lang of ['en', 'zh']) {
     await expect(page.locator('html')).toHaveAttribute('lang', lang === 'zh' ? 'zh-Hans' : 'en');
     // The copies carry no test id: those name the live page's elements.
     await expect(page.locator('[data-prerender] [data-testid]')).toHaveCount(0);
+    // Its language button works before the module: the other copy shows, and the choice is remembered.
+    await shown.locator('button.lang').click();
+    const other = lang === 'zh' ? 'en' : 'zh';
+    await expect(page.locator('header.top:visible h1')).toHaveText(TITLE[other]);
+    expect(await page.evaluate(() => localStorage.getItem('lang'))).toBe(other === 'zh' ? 'zh-Hans' : 'en');
     // An embed has no header, before the module as after it.
     await page.goto(`${dist.url}?embed&preset=3`);
     await expect(page.locator('html')).toHaveClass(/embed/);
     await expect(page.locator('header.top:visible')).toHaveCount(0);
+    await context.close();
+  });
+
+  test(`a remembered language that is neither falls back to the browser's (${lang})`, async ({ browser, dist }) => {
+    const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-GB' });
+    await context.addInitScript(() => localStorage.setItem('lang', 'fr'));
+    await context.route('**/*.wasm', (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(dist.url);
+    await expect(page.locator('header.top:visible h1')).toHaveText(TITLE[lang]);
     await context.close();
   });
 

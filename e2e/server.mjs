@@ -12,10 +12,30 @@ const TYPES = {
 /**
  * Serves `root` under `prefix` (e.g. "/" or "/blog/playground/"). Resolves to { url, close }. `onRequest` sees
  * every request's path (what the browser did not take from its cache). `compress: true` serves brotli (quality
- * 11, made once per file) to a browser that accepts it, as a blog host serves static files.
+ * 11) to a browser that accepts it, as a blog host serves static files: every file is compressed before the
+ * server starts listening, so no timed request waits for it.
  */
 export function serve(root, { prefix = '/', headers = {}, onRequest = () => {}, compress = false } = {}) {
   const brotli = new Map();
+  const compressible = (file) => !file.endsWith('.png');
+  if (compress) {
+    const walk = (dir) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (compressible(file)) {
+          brotli.set(file, zlib.brotliCompressSync(fs.readFileSync(file),
+            { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+        }
+      }
+    };
+    walk(path.resolve(root));
+  }
+  // "br" among the encodings the browser accepts, and not refused with q=0.
+  const acceptsBrotli = (header = '') => header.split(',').some((part) => {
+    const [name, ...params] = part.trim().split(';');
+    return name.trim() === 'br' && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+  });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
     onRequest(url.pathname);
@@ -27,15 +47,14 @@ export function serve(root, { prefix = '/', headers = {}, onRequest = () => {}, 
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404); res.end('not found'); return; }
       const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
-      if (compress && type !== 'image/png' && /\bbr\b/.test(req.headers['accept-encoding'] ?? '')) {
-        if (!brotli.has(file)) {
-          brotli.set(file, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
-        }
-        res.writeHead(200, { 'content-type': type, 'content-encoding': 'br', vary: 'accept-encoding', ...headers });
-        res.end(brotli.get(file));
+      const vary = compress ? { vary: 'accept-encoding' } : {};
+      const packed = brotli.get(path.resolve(file));
+      if (packed && acceptsBrotli(req.headers['accept-encoding'])) {
+        res.writeHead(200, { 'content-type': type, 'content-encoding': 'br', ...vary, ...headers });
+        res.end(packed);
         return;
       }
-      res.writeHead(200, { 'content-type': type, ...headers });
+      res.writeHead(200, { 'content-type': type, ...vary, ...headers });
       res.end(data);
     });
   });

@@ -10,6 +10,15 @@
   const embed = new URLSearchParams(location.search).has('embed');
   root.classList.toggle('embed', embed);
 
+  // The prerendered header's language button, before the module has taken it over: it switches the language
+  // as the page's would (remembered, so the page starts in it), and CSS shows the other copy.
+  document.addEventListener('click', (event) => {
+    if (!event.target.closest?.('[data-prerender] .lang')) return;
+    const next = root.lang === 'en' ? 'zh-Hans' : 'en';
+    try { localStorage.setItem('lang', next); } catch { /* not remembered: this page view only */ }
+    root.lang = next;
+  });
+
   // In embed mode inside a frame, tell the parent page the playground's height whenever it changes, so the
   // frame can be exactly as tall as its content, with no scrollbar of its own. The parent's few lines of
   // listener are in the README; they check that the message comes from this frame.

@@ -79,7 +79,11 @@ fn into_page(page: &str) -> Result<String, String> {
         let rest = html
             .strip_prefix("<header ")
             .ok_or("the first screen does not start with <header>")?;
-        out.push_str(&format!("<header data-prerender=\"{}\" ", lang.tag()));
+        // Its own `lang` too: without script or styles, the Chinese copy still says what language it is in.
+        out.push_str(&format!(
+            "<header data-prerender=\"{0}\" lang=\"{0}\" ",
+            lang.tag()
+        ));
         out.push_str(&without_test_ids(rest));
     }
     out.push_str(&page[at..]);
@@ -97,10 +101,10 @@ mod tests {
         )
         .unwrap();
         let en = page
-            .find("<header data-prerender=\"en\" class=\"top\">")
+            .find("<header data-prerender=\"en\" lang=\"en\" class=\"top\">")
             .unwrap();
         let zh = page
-            .find("<header data-prerender=\"zh-Hans\" class=\"top\">")
+            .find("<header data-prerender=\"zh-Hans\" lang=\"zh-Hans\" class=\"top\">")
             .unwrap();
         assert!(page.find("<body class=a>").unwrap() < en && en < zh);
         assert!(zh < page.find("<noscript>").unwrap());

@@ -154,9 +154,9 @@ fn App() -> Html {
     {
         let _ = root.class_list().toggle_with_force("embed", embed);
     }
-    // The databases open in a task of their own, after the header has painted: start-up is three tasks (the
-    // module and the header, SQLite, the player) instead of one, each a fraction of it (BENCHMARKS.md has
-    // their lengths; the longest is still over 50 ms here).
+    // The databases open in a task of their own, after the header has painted: start-up is a chain of tasks
+    // (the module and the header, SQLite, then the player's three: `Playground`), each a fraction of what
+    // one would be (BENCHMARKS.md has the longest; still over 50 ms here).
     let started = use_state(|| None::<Started>);
     {
         let started = started.clone();
