@@ -11,14 +11,15 @@ step "cargo fmt --all --check"
 cargo fmt --all --check
 
 step "cargo clippy (native and wasm32)"
-cargo clippy --workspace --all-targets -- -D warnings
+# --all-features: the prerender's native code too (a feature, so the CLI's release build has no Yew).
+cargo clippy --workspace --all-targets --all-features -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --workspace --all-targets -- -D warnings
 
 step "the core depends on no browser crate (cargo tree)"
 scripts/core-deps.sh
 
 step "native tests (cargo test)"
-cargo test --workspace
+cargo test --workspace --all-features
 
 step "the article's twelve experiments"
 cargo run --release --bin experiments -- --check

@@ -11,5 +11,7 @@ pub mod ui;
 /// The page's strings, in both languages (also read natively, by the prerender and the tests).
 pub mod i18n;
 
-/// The header, drawn by the page and prerendered into `index.html` by the build.
+/// The header, drawn by the page and prerendered into `index.html` by the build (natively, with the
+/// `prerender` feature only).
+#[cfg(any(target_arch = "wasm32", feature = "prerender"))]
 pub mod first_screen;
