@@ -5,7 +5,8 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 scripts/setup.sh
 
-step() { printf '\n=== %s\n' "$*"; }
+# Each step says when it started (seconds since the test command began), to see where the time goes.
+step() { printf '\n=== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "cargo fmt --all --check"
 cargo fmt --all --check
@@ -33,3 +34,5 @@ trunk build --release --public-url /blog/outbox/ --dist dist-subpath
 
 step "end-to-end tests (Playwright Test, Debian's Chromium; a trace and a screenshot per failure in test-results/)"
 npx playwright test
+
+printf '\n=== every test passed in %d s\n' "$SECONDS"
