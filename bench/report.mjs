@@ -119,7 +119,7 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   the player, then its diagram, log and SQL, then the tools below them, then one experiment per task); the longest is still ${f(b.startup_longest_task_ms.median, 0)} ms here, most of it
   V8's first compile of the code each task runs. Under Lighthouse's mobile emulation (a 4× slower CPU) those
   same few tasks make up its total blocking time. What would move it: less code to compile (the size levers
-  below), or opening SQLite in a worker, which would move the player's databases off the page.
+  above), or opening SQLite in a worker, which would move the player's databases off the page.
 - **UI step.** Each action runs real SQLite transactions, reads all five tables back, checks the invariant,
   and Yew re-renders the page. Most steps take the median; the slow tail is a frame (style, layout, paint)
   that the browser fits in between the click and the end of the step, and garbage collection. Done: the
