@@ -169,7 +169,14 @@ function previousRun(file) {
   return { measured, date, bare };
 }
 const prev = previousRun(previousFile);
-const shortName = (name) => name.split(/[,(:]/)[0].trim();
+// A figure's name up to its first comma, or up to the next one where two figures would share it ("time to
+// interactive" on the first visit and on a return visit).
+const head = (name) => name.split(/[(:]/)[0].split(',').map((part) => part.trim());
+const shortName = (name) => {
+  const [first, second] = head(name);
+  const shared = rows.filter((r) => head(r[0])[0] === first).length > 1;
+  return shared && second ? `${first}, ${second}` : first;
+};
 const previousSection = prev ? `
 ## Beside the previous run
 The main table of the BENCHMARKS.md this run replaced (measured ${prev.date}), beside this run's figures. Read

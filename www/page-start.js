@@ -1,6 +1,7 @@
 // Runs in the <head>, before the body is parsed (a few hundred bytes, no module): the prerendered first screen
-// (`src/bin/prerender.rs`) paints in the reader's language, and not at all in an embed. The language is picked
-// as the page's `initial_lang` picks it: the remembered choice, else the browser's, else English.
+// (`src/bin/prerender.rs`) paints in the reader's language, and not at all in an embed. This is the one place
+// the starting language is picked (the remembered choice, else the browser's, else English) and the embed
+// class set: the module's `initial_lang` reads `<html lang>` back.
 (() => {
   const root = document.documentElement;
   const tag = (v) => (/^zh/i.test(v || '') ? 'zh-Hans' : /^en/i.test(v || '') ? 'en' : null);

@@ -113,20 +113,15 @@ pub fn debug_panic() {
     panic!("a deliberate panic, to show the panic panel");
 }
 
-/// The language the page starts in: the remembered choice, else the browser's.
+/// The language the page starts in: the one `www/page-start.js` put on `<html lang>` before the module loaded
+/// (the remembered choice, else the browser's, else English). One rule in one place, so the prerendered header
+/// and the page cannot start in different languages.
 pub fn initial_lang() -> Lang {
-    let window = web_sys::window();
-    let stored = window
-        .as_ref()
-        .and_then(|w| w.local_storage().ok().flatten())
-        .and_then(|s| s.get_item("lang").ok().flatten())
-        .and_then(|v| Lang::from_tag(&v));
-    stored
-        .or_else(|| {
-            window
-                .and_then(|w| w.navigator().language())
-                .and_then(|l| Lang::from_tag(&l))
-        })
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|root| root.get_attribute("lang"))
+        .and_then(|tag| Lang::from_tag(&tag))
         .unwrap_or_default()
 }
 
@@ -147,13 +142,8 @@ type Started = Result<(Rc<Model>, Option<Rc<outbox_core::trace::Trace>>), String
 fn App() -> Html {
     let lang = initial_lang();
     let address = use_memo((), |_| address::Address::of_page());
+    // `<html class="embed">` is page-start.js's, set before the first paint.
     let embed = address.embed;
-    if let Some(root) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.document_element())
-    {
-        let _ = root.class_list().toggle_with_force("embed", embed);
-    }
     // The databases open in a task of their own, after the header has painted: start-up is a chain of tasks
     // (the module and the header, SQLite, then the player's three: `Playground`), each a fraction of what
     // one would be (BENCHMARKS.md has the longest; still over 50 ms here).
