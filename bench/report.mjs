@@ -117,9 +117,17 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   \`largest-contentful-paint-element\` audit fails on the trace), so which one it simulated is not known.
 - **Start-up's long tasks.** The page does its start-up in separate tasks (the module and the header, SQLite,
   the player, then its diagram, log and SQL, then the tools below them, then one experiment per task); the longest is still ${f(b.startup_longest_task_ms.median, 0)} ms here, most of it
-  V8's first compile of the code each task runs. Under Lighthouse's mobile emulation (a 4× slower CPU) those
-  same few tasks make up its total blocking time. What would move it: less code to compile (the size levers
-  above), or opening SQLite in a worker, which would move the player's databases off the page.
+  V8's first compile of the code each task runs: it compiles a wasm function on the thread that first calls
+  it. In a trace of a first visit, the databases' task spent 84 of its 108 ms in that compiling and the
+  player's first render 99 of 131 ms; with the compiling made eager by a V8 flag (not something a page can
+  ask for), navigation-to-databases went from 137 to 25 ms and the blocking time from 56 to 7 ms (10 loads
+  each). A page can get the same by having a worker call that code first, since every instance of the posted
+  module shares its compiled code; built and measured: when the page waited for the worker, the blocking
+  time fell to 12 ms but the page was interactive at 746 ms against about 580; when it did not wait, the
+  worker finished too late to help and competed with the page for the two cores. Not kept. Under
+  Lighthouse's mobile emulation (a 4× slower CPU) those same few tasks make up its total blocking time. What
+  would move it: less code to compile (the size levers above), or opening SQLite in a worker for good, which
+  would move the player's databases off the page.
 - **UI step.** Each action runs real SQLite transactions, reads all five tables back, checks the invariant,
   and Yew re-renders the page. Most steps take the median; the slow tail is a frame (style, layout, paint)
   that the browser fits in between the click and the end of the step, and garbage collection. Done: the
@@ -129,9 +137,16 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   more than the noise. The suspect was the diagram redrawing its window of rows as one SVG string at every
   step. Keyed rows (a step replaces the new row and the one that was current; Yew leaves the rest) were built
   and measured beside the page as it is, both served at once, 192 steps each: 18.5 against 17.2 ms in the
-  step's task, 22.7 against 21.2 ms to the next frame. No gain, so they were not kept. Moving the diagram's
-  keep-in-view layout read out of the step changed nothing either (18.0 against 18.0 ms). Where the rest goes
-  is not yet found.
+  step's task, 22.7 against 21.2 ms to the next frame. No gain, so they were not kept. Where the time went
+  was found later with a CPU profile of 96 steps: 43 % of the page's busy time was \`getBoundingClientRect\`.
+  The diagram's keep-in-view effect reads the layout (the SVG's width, the scroller's position and height)
+  right after Yew's render, so the step's task includes the browser's style and layout of the whole page,
+  which before the diagram came after the task, outside this figure. Deferring those reads to the next
+  animation frame, measured side by side in one run (two runs of 192 steps each): the task 15.1 → 7.8 ms
+  (14.5 → 8.1), but click to the next frame 21.1 → 23.9 ms (21.2 → 23.1). The work moves, the reader waits no
+  less, so it was not kept: the figure a reader feels is the time to the next frame, about 21 ms here. The
+  diagram's own share is its redrawn SVG (re-laying out its 24 texts costs about 2 ms of the page's 4.4 ms
+  full layout) and its render; with the diagram hidden the step takes 14.4 against 18.1 ms.
 - **Explorer.** ${b.explorer_runs} runs, ${n.explorer_steps.toLocaleString('en-US')} steps: ~${f((b.explorer_wasm_ms.median * 1000) / n.explorer_steps, 0)} µs a step in wasm; natively ${mmm(n.explorer_ms, 0, ' ms')}. Every run
   crashes once, and a crash is a real process exit: two new connections, each parsing the schema and
   preparing its statements again — about half of a run. Done: one pair of databases reused across runs
