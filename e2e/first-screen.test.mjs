@@ -51,6 +51,10 @@ for (const lang of ['en', 'zh']) {
           new PerformanceObserver((list) => {
             for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
           }).observe({ type: 'layout-shift', buffered: true });
+          window.__lcp = [];
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) window.__lcp.push(e.startTime);
+          }).observe({ type: 'largest-contentful-paint', buffered: true });
           // Where the prerendered header's parts are, as the HTML alone lays them out.
           document.addEventListener('DOMContentLoaded', () => {
             const shown = [...document.querySelectorAll('header[data-prerender]')].find((h) => h.getClientRects().length);
@@ -65,7 +69,7 @@ for (const lang of ['en', 'zh']) {
       await expect(page.locator('header.top')).toHaveCount(1);
       await expect(page.locator('[data-prerender]')).toHaveCount(0);
       await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
-      const { before, after, shifts } = await page.evaluate(() => {
+      const { before, after, shifts, lcp, fcp } = await page.evaluate(() => {
         const header = document.querySelector('header.top');
         return {
           before: window.__before,
@@ -74,12 +78,18 @@ for (const lang of ['en', 'zh']) {
             return [s, r.x, r.y, r.width, r.height, header.querySelector(s).textContent];
           }),
           shifts: window.__shifts,
+          lcp: window.__lcp,
+          fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
         };
       });
       expect(before, 'the prerendered header was laid out').toBeTruthy();
       expect(after[0][5]).toBe(TITLE[lang]);
       expect(after, 'the live header sits exactly where the prerendered one did').toEqual(before);
       expect(shifts.reduce((a, b) => a + b, 0), 'cumulative layout shift').toBe(0);
+      // The largest contentful paint is the prerendered first screen at first paint, not the page's own header
+      // as late as the module: the page replaces it only once the browser has recorded that paint.
+      expect(fcp, 'first contentful paint').toBeGreaterThan(0);
+      expect(lcp.at(-1), 'largest contentful paint').toBe(fcp);
     });
   }
 }

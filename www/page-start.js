@@ -11,6 +11,23 @@
   const embed = new URLSearchParams(location.search).has('embed');
   root.classList.toggle('embed', embed);
 
+  // The module draws the page once the browser has recorded the prerendered first screen's paint (its largest
+  // contentful paint): an element removed before that is forgotten, and the page's own identical header would
+  // count instead, as late as the module. A browser without the LCP API, an embed (no header), or a browser slow
+  // to say (a page loaded in the background records none), waits no more than 250 ms.
+  let recorded = embed || !window.PerformanceObserver?.supportedEntryTypes?.includes('largest-contentful-paint');
+  const waiting = [];
+  const go = () => { recorded = true; waiting.splice(0).forEach((f) => f()); };
+  if (!recorded) {
+    new PerformanceObserver((_, observer) => { observer.disconnect(); go(); })
+      .observe({ type: 'largest-contentful-paint', buffered: true });
+  }
+  window.afterFirstScreen = (f) => {
+    if (recorded) return f();
+    waiting.push(f);
+    setTimeout(go, 250);
+  };
+
   // The prerendered header's language button, before the module has taken it over: it switches the language
   // as the page's would (remembered, so the page starts in it), and CSS shows the other copy.
   document.addEventListener('click', (event) => {

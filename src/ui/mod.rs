@@ -29,13 +29,33 @@ pub fn start() {
         web_sys::console::error_1(&info.to_string().into());
         show_panic_panel(&info.to_string());
     }));
-    yew::Renderer::<App>::new().render();
-    // The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own
-    // header: no paint in between, so nothing moves or blinks.
-    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-        while let Ok(Some(copy)) = document.query_selector("[data-prerender]") {
-            copy.remove();
+    // Once the browser has recorded the prerendered first screen's paint as its largest contentful paint:
+    // removed before that, the element is forgotten, and the page's own identical header would count as the
+    // largest paint, as late as the module (`www/page-start.js` says when; at most 250 ms from now).
+    after_first_screen(|| {
+        yew::Renderer::<App>::new().render();
+        // The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own
+        // header: no paint in between, so nothing moves or blinks.
+        if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+            while let Ok(Some(copy)) = document.query_selector("[data-prerender]") {
+                copy.remove();
+            }
         }
+    });
+}
+
+/// Runs `f` through `page-start.js`'s `afterFirstScreen`, or at once without it.
+fn after_first_screen(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    let f = wasm_bindgen::closure::Closure::once_into_js(f);
+    let hook = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"afterFirstScreen".into()).ok())
+        .and_then(|hook| hook.dyn_into::<js_sys::Function>().ok());
+    let called = hook.is_some_and(|hook| hook.call1(&wasm_bindgen::JsValue::NULL, &f).is_ok());
+    if !called {
+        let _ = f
+            .unchecked_ref::<js_sys::Function>()
+            .call0(&wasm_bindgen::JsValue::NULL);
     }
 }
 
