@@ -165,8 +165,8 @@ fn App() -> Html {
     // `<html class="embed">` is page-start.js's, set before the first paint.
     let embed = address.embed;
     // The databases open in a task of their own, after the header has painted: start-up is a chain of tasks
-    // (the module and the header, SQLite, then the player's three: `Playground`), each a fraction of what
-    // one would be (BENCHMARKS.md has the longest; still over 50 ms here).
+    // (the module, the header once the first paint is recorded, SQLite, then the player's three:
+    // `Playground`), each a fraction of what one would be (BENCHMARKS.md has the longest; still over 50 ms).
     let started = use_state(|| None::<Started>);
     {
         let started = started.clone();
