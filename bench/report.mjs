@@ -113,7 +113,7 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   equal to the first contentful paint (median 216 ms in two runs of 12 loads, against 592 and 576 ms before).
   The page used to replace the prerendered header before Chrome had recorded its paint; Chrome then forgets
   that candidate and counts the page's own, identical header, as late as the module. \`page-start.js\` now lets
-  the module draw only once the paint is recorded (at most 250 ms), and the end-to-end takeover tests check
+  the module draw only once the paint is recorded (about 250 ms at most), and the end-to-end takeover tests check
   that the LCP is the first paint (5 of their 6 cases fail on the old build). Measured side by side with the
   build before (Lighthouse mobile, 3 runs each, twice, interleaved): performance 81 and 81 → 87 and 85, total
   blocking time 507 and 456 → 303 and 369 ms. Lighthouse's own LCP stays near 3.0 s in most runs: it simulates

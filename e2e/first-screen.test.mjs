@@ -89,6 +89,7 @@ for (const lang of ['en', 'zh']) {
       // The largest contentful paint is the prerendered first screen at first paint, not the page's own header
       // as late as the module: the page replaces it only once the browser has recorded that paint.
       expect(fcp, 'first contentful paint').toBeGreaterThan(0);
+      expect(lcp.length, 'largest contentful paint entries').toBeGreaterThan(0);
       expect(lcp.at(-1), 'largest contentful paint').toBe(fcp);
     });
   }

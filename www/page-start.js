@@ -14,7 +14,7 @@
   // The module draws the page once the browser has recorded the prerendered first screen's paint (its largest
   // contentful paint): an element removed before that is forgotten, and the page's own identical header would
   // count instead, as late as the module. A browser without the LCP API, an embed (no header), or a browser slow
-  // to say (a page loaded in the background records none), waits no more than 250 ms.
+  // to say, waits about 250 ms at most (a page loaded in a hidden tab records none, and its timers run late).
   let recorded = embed || !window.PerformanceObserver?.supportedEntryTypes?.includes('largest-contentful-paint');
   const waiting = [];
   const go = () => { recorded = true; waiting.splice(0).forEach((f) => f()); };

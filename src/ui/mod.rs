@@ -31,7 +31,7 @@ pub fn start() {
     }));
     // Once the browser has recorded the prerendered first screen's paint as its largest contentful paint:
     // removed before that, the element is forgotten, and the page's own identical header would count as the
-    // largest paint, as late as the module (`www/page-start.js` says when; at most 250 ms from now).
+    // largest paint, as late as the module (`www/page-start.js` says when: about 250 ms at most, later in a hidden tab).
     after_first_screen(|| {
         yew::Renderer::<App>::new().render();
         // The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own
@@ -44,19 +44,20 @@ pub fn start() {
     });
 }
 
-/// Runs `f` through `page-start.js`'s `afterFirstScreen`, or at once without it.
+/// Runs `f` through `page-start.js`'s `afterFirstScreen`, or at once without it. (The hook itself cannot throw;
+/// an error from the call is `f`'s own, which must not run again.)
 fn after_first_screen(f: impl FnOnce() + 'static) {
     use wasm_bindgen::JsCast;
     let f = wasm_bindgen::closure::Closure::once_into_js(f);
     let hook = web_sys::window()
         .and_then(|w| js_sys::Reflect::get(&w, &"afterFirstScreen".into()).ok())
         .and_then(|hook| hook.dyn_into::<js_sys::Function>().ok());
-    let called = hook.is_some_and(|hook| hook.call1(&wasm_bindgen::JsValue::NULL, &f).is_ok());
-    if !called {
-        let _ = f
+    let _ = match hook {
+        Some(hook) => hook.call1(&wasm_bindgen::JsValue::NULL, &f),
+        None => f
             .unchecked_ref::<js_sys::Function>()
-            .call0(&wasm_bindgen::JsValue::NULL);
-    }
+            .call0(&wasm_bindgen::JsValue::NULL),
+    };
 }
 
 /// A panic must not leave a dead page: the hook runs before the module aborts, so it draws a panel with plain
