@@ -13,8 +13,9 @@
 
   // The module draws the page once the browser has recorded the prerendered first screen's paint (its largest
   // contentful paint): an element removed before that is forgotten, and the page's own identical header would
-  // count instead, as late as the module. A browser without the LCP API, an embed (no header), or a browser slow
-  // to say, waits about 250 ms at most (a page loaded in a hidden tab records none, and its timers run late).
+  // count instead, as late as the module. An embed (no header) and a browser without the LCP API do not wait;
+  // otherwise the wait is about 250 ms at most (a page loaded in a hidden tab records none, and its timers run
+  // late).
   let recorded = embed || !window.PerformanceObserver?.supportedEntryTypes?.includes('largest-contentful-paint');
   const waiting = [];
   const go = () => { recorded = true; waiting.splice(0).forEach((f) => f()); };

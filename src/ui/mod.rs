@@ -31,7 +31,8 @@ pub fn start() {
     }));
     // Once the browser has recorded the prerendered first screen's paint as its largest contentful paint:
     // removed before that, the element is forgotten, and the page's own identical header would count as the
-    // largest paint, as late as the module (`www/page-start.js` says when: about 250 ms at most, later in a hidden tab).
+    // largest paint, as late as the module (`www/page-start.js` says when: about 250 ms at most, later in a
+    // hidden tab).
     after_first_screen(|| {
         yew::Renderer::<App>::new().render();
         // The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own
