@@ -167,12 +167,19 @@ fn App() -> Html {
     // `<html class="embed">` is page-start.js's, set before the first paint.
     let embed = address.embed;
     // The databases open in a task of their own, after the header has painted: start-up is a chain of tasks
-    // (the module, the header once the first paint is recorded, SQLite, then the player's three:
-    // `Playground`), each a fraction of what one would be (BENCHMARKS.md has the longest; still over 50 ms).
+    // (the module, the header once the first paint is recorded, SQLite's warm-up, the databases, then the
+    // player's four: `Playground`), each a fraction of what one would be (BENCHMARKS.md has the longest).
     let started = use_state(|| None::<Started>);
     {
         let started = started.clone();
         use_effect_with((), move |_| {
+            // SQLite's first use, in a scratch database: most of its code is compiled then, in a task of its
+            // own (`System::warm_up`), so the one that opens the page's databases is short too.
+            run_soon(|| {
+                // Should SQLite fail here, opening the page's databases fails too, and says so.
+                let _ = outbox_core::protocol::system::System::warm_up();
+                mark("playground-sqlite-warm");
+            });
             run_soon(move || {
                 let model = Model::new(Default::default(), lang);
                 mark("playground-databases-open");
