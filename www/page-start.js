@@ -8,7 +8,9 @@
   let stored = null;
   try { stored = localStorage.getItem('lang'); } catch { /* storage refused: the browser's language */ }
   root.lang = tag(stored) || tag(navigator.language) || 'en';
-  const embed = new URLSearchParams(location.search).has('embed');
+  // A parameter named exactly `embed`, as the module's `Address::parse` reads it (no percent-decoding of
+  // names: `?%65mbed` is an unknown parameter to both, never an embed to one of them only).
+  const embed = location.search.slice(1).split('&').some((part) => part.split('=')[0] === 'embed');
   root.classList.toggle('embed', embed);
 
   // The module draws the page once the browser has recorded the prerendered first screen's paint (its largest
