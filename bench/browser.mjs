@@ -20,7 +20,8 @@ const server = await serve(path.join(ROOT, 'dist'), { compress: true, headers: {
 const browser = await launch();
 const out = {};
 
-// Time to interactive: navigation start → the first render is in the DOM with both databases open.
+// Time to interactive: navigation start → the player (controls and columns) is in the DOM with both databases
+// open: the page's `playground-ready` mark.
 // Each load in a new browser profile: a first visit, nothing cached. Also when the files had arrived, when the
 // module started and when the databases were open, to say where the time goes.
 const tti = [];
@@ -66,7 +67,7 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(server.url);
-  // The whole first screen: the player draws in three tasks, and the experiments' summary comes last.
+  // The whole first screen: the player draws in four tasks, and the experiments' summary comes last.
   await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor();
   const body = await page.evaluate(() => document.body.innerHTML);
   await context.close();

@@ -28,6 +28,11 @@ for (const lang of ['en', 'zh']) {
     await page.goto(`${dist.url}?embed&preset=3`);
     await expect(page.locator('html')).toHaveClass(/embed/);
     await expect(page.locator('header.top:visible')).toHaveCount(0);
+    // A name spelled with a percent-escape is not `embed`, for the start-up script as for the module (which
+    // names it in a notice): the first screen shows.
+    await page.goto(`${dist.url}?%65mbed`);
+    await expect(page.locator('html')).not.toHaveClass(/embed/);
+    await expect(page.locator('header.top:visible')).toHaveCount(1);
     await context.close();
   });
 

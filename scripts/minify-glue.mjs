@@ -1,7 +1,7 @@
 // Trunk post_build hook (Trunk.toml): minifies wasm-bindgen's JS glue in release builds, which Trunk's own
 // minifier leaves as it is (it fails on the glue's `export default`), and writes the new file's
 // Subresource Integrity hash into index.html, where Trunk put the old one. Every script the page names by
-// its hash goes through it, `page-start.js` too (self-contained, so a module's minification suits it).
+// its hash goes through it. (`page-start.js` is inlined into index.html, and Trunk's HTML minifier minifies it.)
 // Exported names stay as they are: the page's loader imports `init` and every binding by name.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,6 +3,7 @@
 //! SQLite-in-wasm build (`cargo test --target wasm32-unknown-unknown -p outbox-core --test core`, see README).
 
 use outbox_core::experiments;
+use outbox_core::protocol::system::System;
 use outbox_core::protocol::{
     invariant, AdvanceResult, ApplyResult, BlockReason, Boundary, CrashMark, FlowStop, Ordering,
     Outcome, Receipt,
@@ -137,6 +138,15 @@ both! {
         // Nothing of the refused steps was stored.
         assert_eq!(doc.producer.outbox.len(), 2);
         assert_eq!((doc.producer.flow[0].seq, doc.producer.flow[0].state.as_str()), (2, "confirmed"));
+    }
+
+    fn sqlite_warm_up_runs_in_a_scratch_database_that_leaves_nothing_behind() {
+        // Twice, as a page would if it started twice in one module: each scratch database is its own.
+        System::warm_up().unwrap();
+        System::warm_up().unwrap();
+        let (got, doc) = run(strict(), &[advance("A", 1)]);
+        assert_eq!(got, vec![COMMITTED]);
+        assert_eq!(doc.producer.outbox.len(), 1);
     }
 
     fn existing_holds_after_the_flow_moved_on() {

@@ -52,7 +52,8 @@ impl Address {
     /// Reads `search` (`?embed&preset=3&view=wire,consumer`).
     pub fn parse(search: &str) -> Address {
         let mut a = Address::default();
-        for part in search.trim_start_matches('?').split('&') {
+        // One `?` only, as `page-start.js` reads it: `??embed` names a parameter `?embed`, which is unknown.
+        for part in search.strip_prefix('?').unwrap_or(search).split('&') {
             let (key, value) = part.split_once('=').unwrap_or((part, ""));
             let value = value.replace("%2C", ",").replace("%2c", ",");
             match key {

@@ -62,18 +62,18 @@ pub const PRODUCER_FILE: &str = "producer.db";
 pub const CONSUMER_FILE: &str = "consumer.db";
 
 impl System {
-    /// Two fresh, empty databases with the article's schema, and a process running against them.
     /// Runs the producer's schema in a scratch in-memory database, closed again at once: none of the
     /// playground's state. For the page: the browser compiles each wasm function on its first call, on the
     /// thread that makes it, so opening SQLite for the first time is one long task; called in a task of its
-    /// own first, it leaves most of SQLite's code compiled for [`System::new`], and neither task is long.
+    /// own first, it leaves most of SQLite's code compiled for [`System::new`], and both tasks are shorter.
     pub fn warm_up() -> Result<(), Stop> {
-        // A memdb database by a name of its own, freed when this connection closes.
-        let scratch = db::open("file:/outbox-playground-warm-up.db?vfs=memdb")?;
+        // Without the leading `/`, a memdb database private to this connection, freed when it closes.
+        let scratch = db::open("file:outbox-playground-warm-up.db?vfs=memdb")?;
         scratch.execute_batch(PRODUCER_SCHEMA)?;
         Ok(())
     }
 
+    /// Two fresh, empty databases with the article's schema, and a process running against them.
     pub fn new(config: ConsumerConfig) -> Result<System, Stop> {
         let n = NEXT_SYSTEM.fetch_add(1, AtomicOrdering::Relaxed);
         // memdb databases are shared by name between connections only when the name starts with `/`.
