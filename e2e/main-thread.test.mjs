@@ -6,6 +6,11 @@ import { test, expect } from './fixtures.mjs';
 import { VIEW, cli, expectSameAsCli } from './checker-shared.mjs';
 
 test.use({ trace: 'off' });
+// One retry, reported as "flaky" when it is used: these tests time real tasks on a shared 2-core machine. Under
+// load (one core kept busy), the scrolling test's tasks reach 50–69 ms in about a quarter of its runs, on this
+// build and on the builds before it alike, and the clean-clone run once saw 52 ms; idle, 6 runs of 6 stay under
+// 50. A real regression (every run over 50 ms) still fails both tries.
+test.describe.configure({ retries: 1 });
 
 test('the default configuration runs off the main thread: no long task over 50 ms, one download of the module', async ({ dist, open }) => {
   const want = cli({ flows: 2, events: 3, resends: 1, crashes: 1 });
