@@ -160,6 +160,23 @@ pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>
 /// The page once SQLite is up: the model, and the session a link carried.
 type Started = Result<(Rc<Model>, Option<Rc<outbox_core::trace::Trace>>), String>;
 
+/// Opens the page's databases and reads the session the address carries.
+fn open_databases(lang: Lang) -> Started {
+    let model = Model::new(Default::default(), lang);
+    mark("playground-databases-open");
+    model.map(|mut model| {
+        let mut link_trace = None;
+        match trace_from_location() {
+            // Replayed after the first render, in slices if it is long.
+            Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
+            // A bad link leaves the page on the default scenario, with a message that names what is wrong.
+            Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
+            None => {}
+        }
+        (Rc::new(model), link_trace)
+    })
+}
+
 #[component]
 fn App() -> Html {
     let lang = initial_lang();
@@ -175,28 +192,13 @@ fn App() -> Html {
         use_effect_with((), move |_| {
             // SQLite's first use, in a scratch database: most of its code is compiled then, in a task of its
             // own (`System::warm_up`), so the one that opens the page's databases, scheduled from it (a panic
-            // here ends the chain), is short too.
+            // here ends the chain), is short too. The player's first render is a task of its own after that.
             run_soon(move || {
                 // Should SQLite fail here, opening the page's databases fails too, and says so.
                 let _ = outbox_core::protocol::system::System::warm_up();
-                mark("playground-sqlite-warm");
                 run_soon(move || {
-                    let model = Model::new(Default::default(), lang);
-                    mark("playground-databases-open");
-                    let started_model = model.map(|mut model| {
-                        let mut link_trace = None;
-                        match trace_from_location() {
-                            // Replayed after the first render, in slices if it is long.
-                            Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
-                            // A bad link leaves the page on the default scenario, with a message that names
-                            // what is wrong.
-                            Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
-                            None => {}
-                        }
-                        (Rc::new(model), link_trace)
-                    });
-                    // The player's first render in a task of its own.
-                    yield_then(move || started.set(Some(started_model)));
+                    let opened = open_databases(lang);
+                    yield_then(move || started.set(Some(opened)));
                 });
             });
         });

@@ -164,8 +164,8 @@ pub fn Playground(props: &Props) -> Html {
     let tab = use_state(|| false);
     // The page draws in four tasks, each shorter than one would be: the controls, then the columns (producer,
     // wire, consumer), then the diagram, log and SQL, then the tools below them (experiments, share, explorer,
-    // checker), which are out of view at first. Each part only adds below or beside what is drawn (the diagram's column is sized by
-    // the grid, not by it), so nothing moves.
+    // checker), which are out of view at first. Each part only adds below or beside what is drawn (the
+    // diagram's column is sized by the grid, not by it), so nothing moves.
     let drawn = use_state(|| 0u8);
     {
         let drawn = drawn.clone();
