@@ -247,11 +247,14 @@ test('an imported file replays, and untrusted text stays text', async ({ dist, o
 });
 
 test('the embed build loads from a sub-path, without chrome, from 360 to 960 px wide', async ({ open, serveDir }) => {
-  const sub = await serveDir(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/' });
+  const requests = [];
+  const sub = await serveDir(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/', onRequest: (p) => requests.push(p) });
   // Without ?embed the same build has its chrome: what the embed leaves out is there to leave out.
   const full = await open(sub.url, VIEW);
   await expect(full.locator('header.top')).toHaveCount(1);
   await expect(full.getByTestId('explorer-run')).toHaveCount(1);
+  // The rest of the module (scripts/split-wasm.mjs) comes from the same sub-path.
+  await expect.poll(() => requests.filter((p) => /^\/blog\/outbox\/[^/]+_rest\.wasm$/.test(p)).length).toBe(1);
   for (const width of [360, 600, 960]) {
     await test.step(`${width} px`, async () => {
       const page = await open(`${sub.url}?embed`, { viewport: { width, height: 800 } });

@@ -22,3 +22,17 @@ export function firstLoad() {
   });
 }
 
+
+/** The rest of a split module (scripts/split-wasm.mjs): the file index.html names for the code start-up does
+ * not run, which the page downloads once it has started. `null` for a build that is not split. */
+export function rest() {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const m = /<meta name=["']?outbox-playground-rest["']? content=["']?\/?(?:[^"'\s>]*\/)?([^"'\s>/]+\.wasm)/.exec(html);
+  if (!m) return null;
+  const data = fs.readFileSync(path.join(DIST, m[1]));
+  return {
+    file: m[1], raw: data.length,
+    gzip: zlib.gzipSync(data, { level: 9 }).length,
+    brotli: zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}

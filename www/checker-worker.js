@@ -1,8 +1,23 @@
 // The checker's Web Worker (src/ui/checker.rs). The page posts the address of its JS glue, its own compiled
-// WebAssembly.Module and the configuration; this instantiates that same module (no second download or compile)
-// and runs the search, which posts its progress and what it found back.
+// WebAssembly.Module (and, in a split build, the rest of it: src/ui/split.rs) and the configuration; this
+// instantiates that same module (no second download or compile) and runs the search, which posts its progress
+// and what it found back.
 onmessage = async ({ data }) => {
   onmessage = null;
+  // The split module's loader, as in the page (www/page-start.js), with the rest already compiled.
+  let exports = null;
+  let loaded = false;
+  globalThis.outboxSplit = {
+    register(e) { exports = e; },
+    prefetch() {},
+    loadRest() {
+      if (loaded || !data.rest) return;
+      new WebAssembly.Instance(data.rest, { primary: exports });
+      exports.__rest_loaded.value = 1;
+      loaded = true;
+    },
+    restModule() { return data.rest ?? null; },
+  };
   try {
     const glue = await import(data.glue);
     await glue.default({ module_or_path: data.module });

@@ -40,6 +40,59 @@
     root.lang = next;
   });
 
+  // The rest of a split module (scripts/split-wasm.mjs, release builds): the code start-up does not run, in a
+  // file of its own that index.html names. The module registers its exports as it starts and asks for the
+  // rest at once (downloaded and compiled off the main thread while start-up runs); a call into the rest
+  // before that has arrived loads it synchronously (src/ui/split.rs). A build that is not split has no rest.
+  let exports = null;
+  let rest = null;
+  let pending = null;
+  let loaded = false;
+  const restUrl = () => document.querySelector('meta[name=outbox-playground-rest]')?.content;
+  window.outboxSplit = {
+    register(e) { exports = e; },
+    prefetch() {
+      const url = restUrl();
+      if (!url || pending) return;
+      pending = WebAssembly.compileStreaming(fetch(url)).then((m) => { rest ??= m; }, () => { pending = null; });
+    },
+    loadRest() {
+      const url = restUrl();
+      if (loaded || !url) return;
+      try {
+        if (!rest) {
+          // Not arrived yet: fetched again, synchronously (a binary body read as x-user-defined text).
+          const request = new XMLHttpRequest();
+          request.open('GET', url, false);
+          request.overrideMimeType('text/plain; charset=x-user-defined');
+          request.send();
+          if (request.status !== 200) throw new Error(`${url} answered ${request.status}`);
+          const text = request.responseText;
+          const bytes = new Uint8Array(text.length);
+          for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+          rest = new WebAssembly.Module(bytes);
+        }
+        new WebAssembly.Instance(rest, { primary: exports });
+      } catch (e) {
+        // Offline, most likely: the page cannot go on with this action, and says so once.
+        if (!document.querySelector('[data-testid=rest-failed]')) {
+          const panel = document.createElement('div');
+          panel.className = 'panic-panel';
+          panel.setAttribute('role', 'alert');
+          panel.dataset.testid = 'rest-failed';
+          panel.textContent = root.lang === 'en'
+            ? `Part of the playground could not be loaded (${e.message || e}). Reload the page to try again.`
+            : `部分代码未能加载（${e.message || e}），请重新加载页面再试。`;
+          document.body.prepend(panel);
+        }
+        throw e;
+      }
+      exports.__rest_loaded.value = 1;
+      loaded = true;
+    },
+    restModule() { return loaded ? rest : null; },
+  };
+
   // In embed mode inside a frame, tell the parent page the playground's height whenever it changes, so the
   // frame can be exactly as tall as its content, with no scrollbar of its own. The parent's few lines of
   // listener are in the README; they check that the message comes from this frame.

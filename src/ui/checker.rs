@@ -190,6 +190,8 @@ impl Drop for Running {
 
 /// Starts a search for `config` in a new worker; `on` hears its progress and its end.
 pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running, String> {
+    // The search's code is in the rest of a split module: the worker instantiates both.
+    let rest = crate::ui::split::module_for_worker()?;
     let glue = GLUE_URL.with(JsValue::as_string).unwrap_or_default();
     let script = web_sys::Url::new_with_base("checker-worker.js", &glue)
         .map(|u| u.href())
@@ -222,6 +224,7 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
     for (key, value) in [
         ("glue", JsValue::from_str(&glue)),
         ("module", wasm_bindgen::module()),
+        ("rest", rest),
         ("job", JsValue::from_str(&config.to_query())),
     ] {
         let _ = js_sys::Reflect::set(&init, &JsValue::from_str(key), &value);

@@ -4,6 +4,7 @@
 pub mod address;
 pub mod checker;
 pub mod components;
+pub mod split;
 pub use crate::i18n;
 pub mod state;
 
@@ -19,11 +20,15 @@ pub type Ctx = UseReducerHandle<Model>;
 
 /// Mounts the app on `<body>`, after installing the panic panel.
 pub fn start() {
+    // Before anything can call into the rest of a split module (`split.rs`), here and in a worker.
+    split::register();
     // The checker's worker instantiates this same module: there is no page to draw in a worker.
     if web_sys::window().is_none() {
         return;
     }
     mark("playground-start");
+    // The network is idle while start-up runs: the rest of the module downloads meanwhile.
+    split::prefetch();
     // Yew installs its own hook (console only) unless given one; ours also logs, then draws the panel.
     yew::set_custom_panic_hook(Box::new(|info| {
         web_sys::console::error_1(&info.to_string().into());

@@ -1,0 +1,256 @@
+// Trunk post_build hook (Trunk.toml), release builds: splits the page's wasm module in two, so the first load
+// carries only the code that start-up runs.
+//
+// 1. Profile: a copy of the module in which every function marks its first call in a memory of its own is
+//    loaded in headless Chromium (the same pages as a reader's first visits: the playground in each language,
+//    and an embed), until the twelve experiments are checked. The functions that never ran are the rest.
+// 2. Split: the primary module (the file Trunk named, which the page preloads) keeps every function, but each
+//    of the rest becomes a stub that loads the rest module if it has not been loaded yet, then calls the real
+//    function through the function table. The rest module (`…_rest.wasm`, named in index.html by
+//    `<meta name="outbox-playground-rest">`) imports the primary's memory, tables, globals and functions, and
+//    its instantiation writes its functions into the table slots the stubs call.
+// 3. `www/page-start.js` (`outboxSplit`) compiles the rest module once the page has started; a stub that runs
+//    before that loads it synchronously. The checker's worker gets the compiled rest module with the primary.
+//
+// Functions are text here (binaryen's `wasm-opt --print`, then assembled back by wasm-opt): binaryen 132 reads
+// everything wasm-bindgen writes, and its printed functions are one top-level item each.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+
+const FEATURES = ['--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals',
+  '--enable-nontrapping-float-to-int', '--enable-reference-types', '--enable-multivalue'];
+const WASM_OPT = 'wasm-opt';
+/** Functions smaller than a stub stay whole in the primary: splitting them would save nothing. */
+const MIN_TEXT = 400;
+/** The import the stubs call: `outboxSplit.loadRest` (src/ui/split.rs). */
+const LOAD_IMPORT = /"__wbg_loadRest_[0-9a-f]+"/;
+
+/** A module's text as its top-level items (each a string of whole lines), after the `(module` line. */
+export function parse(text) {
+  const lines = text.split('\n');
+  if (lines[0] !== '(module') throw new Error('split-wasm: not a module in wasm-opt --print form');
+  const items = [];
+  for (const line of lines.slice(1)) {
+    if (line === ')' || line === '') continue;
+    if (line.startsWith(' (') || line.startsWith(' ;;')) items.push([line]);
+    else if (line.startsWith('  ') || line.startsWith(' )')) items[items.length - 1].push(line);
+    else throw new Error(`split-wasm: unexpected line ${line.slice(0, 60)}`);
+  }
+  return items.map((l) => l.join('\n'));
+}
+
+const kind = (item) => item.slice(2, item.indexOf(' ', 2));
+
+/** A function's name and signature, from its header line (or an import's line). */
+function header(item) {
+  const first = item.split('\n', 1)[0];
+  const m = /\(func (\$[^\s)]+)/.exec(first);
+  if (!m) throw new Error(`split-wasm: unexpected function header ${first.slice(0, 80)}`);
+  const params = [...first.matchAll(/\(param (?:\$\S+ )?([^)]+)\)/g)].flatMap((p) => p[1].trim().split(/\s+/));
+  const results = [...first.matchAll(/\(result ([^)]+)\)/g)].flatMap((r) => r[1].trim().split(/\s+/));
+  if (/\(type /.test(first.slice(m.index))) throw new Error(`split-wasm: a function names its type: ${first.slice(0, 80)}`);
+  return { name: m[1], params, results };
+}
+
+function wat(file) {
+  return execFileSync(WASM_OPT, [file, '--print', ...FEATURES], { maxBuffer: 1 << 30 }).toString();
+}
+
+function assemble(text, out, extra = []) {
+  const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'split-')), 'm.wat');
+  fs.writeFileSync(tmp, text);
+  try {
+    execFileSync(WASM_OPT, [tmp, ...FEATURES, ...extra, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    throw new Error(`split-wasm: wasm-opt could not assemble ${tmp} (kept for a look): ${e.stderr}`);
+  }
+  fs.rmSync(path.dirname(tmp), { recursive: true });
+}
+
+/** The module with every function marking its first call: byte i of the exported memory `__profile`. */
+export function instrument(items, out) {
+  let i = 0;
+  const marked = items.map((item) => {
+    if (item.startsWith(' (memory ')) return `${item}\n (memory $__profile 1)\n (export "__profile" (memory $__profile))`;
+    if (!item.startsWith(' (func ')) return item;
+    const lines = item.split('\n');
+    let at = 1;
+    while (at < lines.length && lines[at].startsWith('  (local ')) at++;
+    const mark = `  (i32.store8 $__profile (i32.const ${i++}) (i32.const 1))`;
+    if (lines.length === 1) return `${lines[0].slice(0, -1)}\n${mark}\n )`;
+    lines.splice(at, 0, mark);
+    return lines.join('\n');
+  });
+  assemble(`(module\n${marked.join('\n')}\n)\n`, out, ['--enable-multimemory']);
+  return i;
+}
+
+/** Splits the module: `ran[i]` says whether function i ran in the profile. Returns both modules' text. */
+export function split(items, ran) {
+  const funcs = items.filter((it) => it.startsWith(' (func '));
+  const heads = new Map();
+  for (const f of funcs) heads.set(header(f).name, header(f));
+  const load = items.find((it) => it.startsWith(' (import ') && LOAD_IMPORT.test(it));
+  if (!load) throw new Error('split-wasm: the module imports no outboxSplit.loadRest (src/ui/split.rs)');
+  const loadName = /\(func (\$[^\s)]+)/.exec(load)[1];
+  const table = items.find((it) => /^ \(table \$0 \d+ \d+ funcref\)$/.test(it));
+  if (!table) throw new Error('split-wasm: no fixed-size function table $0');
+  const base = Number(/\$0 (\d+)/.exec(table)[1]);
+
+  const rest = funcs.filter((f, i) => !ran[i] && f.length >= MIN_TEXT);
+  const restNames = new Set(rest.map((f) => header(f).name));
+  const slot = new Map([...restNames].map((n, i) => [n, base + i]));
+  const size = base + restNames.size;
+
+  // What the rest calls or takes the address of in the primary: defined functions and imports alike.
+  const imports = new Map();
+  for (const it of items) {
+    if (/^ \(import "[^"]+" "[^"]+" \(func /.test(it)) imports.set(header(it).name, header(it));
+  }
+  const needed = new Set();
+  for (const f of rest) {
+    for (const m of f.matchAll(/\((?:call|return_call|ref\.func) (\$[^\s)]+)/g)) {
+      if (!restNames.has(m[1])) needed.add(m[1]);
+    }
+  }
+  const signature = (name) => heads.get(name) ?? imports.get(name);
+  const globals = items.filter((it) => it.startsWith(' (global '));
+
+  const args = (params) => params.map((_, i) => ` (local.get $${i})`).join('');
+  // Parameters named by index (`$0`…), as binaryen prints them, where a function defines them.
+  const sig = (h, named = false) => (named ? h.params.map((t, i) => ` (param $${i} ${t})`).join('') : h.params.length ? ` (param ${h.params.join(' ')})` : '')
+    + (h.results.length ? ` (result ${h.results.join(' ')})` : '');
+  const primary = items.map((it) => {
+    if (it === table) return ` (table $0 ${size} ${size} funcref)`;
+    if (!it.startsWith(' (func ')) return it;
+    const h = header(it);
+    if (!restNames.has(h.name)) return it;
+    return ` (func ${h.name}${sig(h, true)}\n  (if (i32.eqz (global.get $__rest_loaded)) (then (call ${loadName})))\n`
+      + `  (call_indirect $0${sig(h)}${args(h.params)} (i32.const ${slot.get(h.name)}))\n )`;
+  });
+  const exports = [
+    ' (global $__rest_loaded (mut i32) (i32.const 0))',
+    ' (export "__rest_loaded" (global $__rest_loaded))',
+    ' (export "__rest_table" (table $0))',
+    ...globals.map((g, i) => ` (export "__rest_g${i}" (global ${/^ \(global (\$\S+)/.exec(g)[1]}))`),
+    ...[...needed].map((n, i) => ` (export "__rest_f${i}" (func ${n}))`),
+  ];
+
+  const memory = items.find((it) => it.startsWith(' (memory '));
+  const externrefs = items.find((it) => /^ \(table \$1 \d+ externref\)$/.test(it));
+  const secondary = [
+    ...items.filter((it) => it.startsWith(' (type ')),
+    ` (import "primary" "memory" (memory $0 ${/^ \(memory \$\S+ (.*)\)$/.exec(memory)[1]}))`,
+    ` (import "primary" "__rest_table" (table $0 ${size} ${size} funcref))`,
+    ...(externrefs ? [` (import "primary" "__wbindgen_externrefs" (table $1 ${/\$1 (\d+)/.exec(externrefs)[1]} externref))`] : []),
+    ...globals.map((g, i) => {
+      const m = /^ \(global (\$\S+) (\(mut \S+\)|\S+) /.exec(g);
+      return ` (import "primary" "__rest_g${i}" (global ${m[1]} ${m[2]}))`;
+    }),
+    ...[...needed].map((n, i) => ` (import "primary" "__rest_f${i}" (func ${n}${sig(signature(n))}))`),
+    ` (elem (table $0) (i32.const ${base}) func ${[...restNames].join(' ')})`,
+    ...rest,
+  ];
+  // The stubs read the flag: it goes with the globals, before the functions.
+  const firstFunc = primary.findIndex((it) => it.startsWith(' (func '));
+  primary.splice(firstFunc, 0, ...exports);
+  return {
+    primary: `(module\n${primary.join('\n')}\n)\n`,
+    secondary: `(module\n${secondary.join('\n')}\n)\n`,
+    counts: { functions: funcs.length, split: restNames.size, imported: needed.size },
+  };
+}
+
+const sri = (bytes) => `sha384-${crypto.createHash('sha384').update(bytes).digest('base64')}`;
+
+/** Runs the hook on a Trunk staging directory. `profileWith(dir, instrumentedName)` returns the profile bytes. */
+export async function splitStaged(dir, profileWith) {
+  const htmlPath = path.join(dir, 'index.html');
+  let html = fs.readFileSync(htmlPath, 'utf8');
+  const name = fs.readdirSync(dir).find((f) => f.endsWith('_bg.wasm'));
+  if (!name) throw new Error(`split-wasm: no *_bg.wasm in ${dir}`);
+  const file = path.join(dir, name);
+  const before = fs.readFileSync(file);
+  const items = parse(wat(file));
+
+  const profile = await profileWith(items, name);
+  const funcs = items.filter((it) => it.startsWith(' (func ')).length;
+  const ran = Array.from({ length: funcs }, (_, i) => profile[i] === 1);
+  const { primary, secondary, counts } = split(items, ran);
+
+  assemble(primary, file);
+  const restTmp = path.join(dir, 'rest.wasm');
+  assemble(secondary, restTmp);
+  const restBytes = fs.readFileSync(restTmp);
+  const restName = name.replace(/_bg\.wasm$/, `-${crypto.createHash('sha256').update(restBytes).digest('hex').slice(0, 16)}_rest.wasm`);
+  fs.renameSync(restTmp, path.join(dir, restName));
+
+  const oldHash = sri(before);
+  if (!html.includes(oldHash)) throw new Error('split-wasm: index.html does not name the module by its hash');
+  html = html.replaceAll(oldHash, sri(fs.readFileSync(file)));
+  // Beside the module's preload link, with the same public URL prefix.
+  const link = new RegExp(`href=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(html);
+  if (!link) throw new Error('split-wasm: index.html does not link the module');
+  html = html.replace('</head>', `<meta name=outbox-playground-rest content=${link[1]}${restName}></head>`);
+  fs.writeFileSync(htmlPath, html);
+  return { ...counts, primary: fs.statSync(file).size, rest: restBytes.length, before: before.length, restName };
+}
+
+/** The addresses a reader's first visits start from: the playground in each language, and an embed. */
+const VISITS = [
+  { search: '', lang: 'en' },
+  { search: '', lang: 'zh-Hans' },
+  { search: '?embed&preset=9&view=crash,consumer,diagram', lang: 'en' },
+];
+
+/** Loads the instrumented module in headless Chromium on each of VISITS; returns which functions ran. */
+async function profileInChromium(items, name, dir) {
+  const { serve } = await import('../e2e/server.mjs');
+  const { launch } = await import('../e2e/browser.mjs');
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'split-profile-'));
+  fs.cpSync(dir, copy, { recursive: true });
+  const count = instrument(items, path.join(copy, name));
+  // The instrumented module is not the one index.html names by its hash.
+  const html = path.join(copy, 'index.html');
+  fs.writeFileSync(html, fs.readFileSync(html, 'utf8').replace(/ integrity=["']?sha384-[A-Za-z0-9+/=]+["']?/g, ''));
+  const prefix = new RegExp(`href=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(fs.readFileSync(html, 'utf8'))[1];
+  const server = await serve(copy, { prefix });
+  const browser = await launch();
+  const ran = new Uint8Array(count);
+  try {
+    for (const visit of VISITS) {
+      const context = await browser.newContext();
+      await context.addInitScript((lang) => {
+        localStorage.setItem('lang', lang);
+        addEventListener('TrunkApplicationStarted', (e) => { window.__exports = e.detail.wasm; });
+      }, visit.lang);
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`${server.url}${visit.search}`);
+      // Start-up is over when the twelve experiments are checked (an embed shows no summary: its player).
+      if (visit.search) await page.getByTestId('diagram').first().waitFor({ timeout: 60_000 });
+      else await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor({ timeout: 60_000 });
+      if (errors.length) throw new Error(`split-wasm: the profiled page failed: ${errors.join('; ')}`);
+      const marks = await page.evaluate((n) => Array.from(new Uint8Array(window.__exports.__profile.buffer, 0, n)), count);
+      marks.forEach((m, i) => { ran[i] |= m; });
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    server.close();
+    fs.rmSync(copy, { recursive: true });
+  }
+  return ran;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  if (process.env.TRUNK_PROFILE !== 'release') process.exit(0);
+  const dir = process.env.TRUNK_STAGING_DIR;
+  if (!dir) throw new Error('split-wasm: TRUNK_STAGING_DIR is not set (run by Trunk as a post_build hook)');
+  const r = await splitStaged(dir, (items, name) => profileInChromium(items, name, dir));
+  console.log(`split-wasm: ${r.split} of ${r.functions} functions did not run at start-up: ${r.before} → ${r.primary} + ${r.restName} ${r.rest} bytes`);
+}
