@@ -248,7 +248,8 @@ async function profileInChromium(items, name, dir) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
-  if (process.env.TRUNK_PROFILE !== 'release') process.exit(0);
+  // OUTBOX_SPLIT=0 builds the module whole, to measure the split against (scripts/bench.sh).
+  if (process.env.TRUNK_PROFILE !== 'release' || process.env.OUTBOX_SPLIT === '0') process.exit(0);
   const dir = process.env.TRUNK_STAGING_DIR;
   if (!dir) throw new Error('split-wasm: TRUNK_STAGING_DIR is not set (run by Trunk as a post_build hook)');
   const r = await splitStaged(dir, (items, name) => profileInChromium(items, name, dir));

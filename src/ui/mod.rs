@@ -27,8 +27,6 @@ pub fn start() {
         return;
     }
     mark("playground-start");
-    // The network is idle while start-up runs: the rest of the module downloads meanwhile.
-    split::prefetch();
     // Yew installs its own hook (console only) unless given one; ours also logs, then draws the panel.
     yew::set_custom_panic_hook(Box::new(|info| {
         web_sys::console::error_1(&info.to_string().into());

@@ -174,6 +174,7 @@ pub fn Playground(props: &Props) -> Html {
             // databases open.
             if part == 1 {
                 crate::ui::mark("playground-ready");
+                crate::ui::split::prefetch();
             }
             // Yew draws each part at the end of its task; the next waits for the next task.
             if part < 3 {
