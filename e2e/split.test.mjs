@@ -1,5 +1,5 @@
 // End-to-end: the module in two files (scripts/split-wasm.mjs). The first load alone starts the page — every
-// function start-up runs is in it — and the rest, which the page asks for as it starts, is loaded on first use:
+// function start-up runs is in it — and the rest, which the page asks for once its player is drawn, is loaded on first use:
 // from the compiled copy once it has arrived, synchronously before that, and with a message when it cannot be.
 import { test, expect } from './fixtures.mjs';
 
@@ -25,12 +25,26 @@ test('the first load alone starts the page: the player, the diagram and the twel
   await expect(p.getByTestId('experiments-summary')).toContainText('12/12');
   await expect(p.getByTestId('lane')).toBeVisible();
   await expect(p.getByTestId('diagram')).toBeVisible();
-  // The page asked for the rest as it started (and was refused here), and nothing it ran needed it.
-  expect(requests.length, 'the rest is asked for once, as the page starts').toBe(1);
+  // The page asked for the rest once its player was drawn (and was refused here), and nothing it ran needed it.
+  expect(requests.length, 'the rest is asked for once').toBe(1);
   await expect(p.getByTestId('rest-failed')).toHaveCount(0);
   expect(notTheRest(errors)).toEqual([]);
   await context.close();
 });
+
+// The article's embeds (www/article.html): each starts from the first load alone too.
+for (const search of ['?embed&preset=3&view=wire,consumer', '?embed&preset=9&view=crash,consumer,diagram',
+  '?embed&preset=5&view=diagram,log']) {
+  test(`the first load alone starts the embed ${search}`, async ({ browser, dist }) => {
+    const { page: p, errors, requests, context } = await page(browser, `${dist.url}${search}`, (r) => r.abort());
+    await expect(p.getByTestId('invariant')).toHaveAttribute('data-holds', search.includes('preset=5') ? 'false' : 'true');
+    await expect(p.getByTestId('diagram').or(p.getByTestId('lane')).first()).toBeVisible();
+    await expect.poll(() => requests.length, 'the rest is asked for once').toBe(1);
+    await expect(p.getByTestId('rest-failed')).toHaveCount(0);
+    expect(notTheRest(errors)).toEqual([]);
+    await context.close();
+  });
+}
 
 test('a feature in the rest works before the rest has arrived: it is loaded on the spot', async ({ browser, dist }) => {
   // The page's own request for the rest is held back; a second request (the synchronous one) goes through.
@@ -40,7 +54,7 @@ test('a feature in the rest works before the rest has arrived: it is loaded on t
     return r.continue();
   });
   await expect(p.getByTestId('gallery-greater_than')).toBeVisible();
-  await expect.poll(() => held !== null, 'the page asked for the rest as it started').toBe(true);
+  await expect.poll(() => held !== null, 'the page asked for the rest').toBe(true);
   await p.getByTestId('gallery-greater_than').click();
   await expect(p.getByTestId('check-result')).toHaveAttribute('data-verdict', 'violated', { timeout: 60_000 });
   expect(requests.length, 'the held request, then the one that loaded the rest').toBe(2);

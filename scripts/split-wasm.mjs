@@ -9,7 +9,7 @@
 //    function through the function table. The rest module (`…_rest.wasm`, named in index.html by
 //    `<meta name="outbox-playground-rest">`) imports the primary's memory, tables, globals and functions, and
 //    its instantiation writes its functions into the table slots the stubs call.
-// 3. `www/page-start.js` (`outboxSplit`) compiles the rest module once the page has started; a stub that runs
+// 3. `www/page-start.js` (`outboxSplit`) compiles the rest module once the player is drawn; a stub that runs
 //    before that loads it synchronously. The checker's worker gets the compiled rest module with the primary.
 //
 // Functions are text here (binaryen's `wasm-opt --print`, then assembled back by wasm-opt): binaryen 132 reads

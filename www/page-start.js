@@ -42,7 +42,7 @@
 
   // The rest of a split module (scripts/split-wasm.mjs, release builds): the code start-up does not run, in a
   // file of its own that index.html names. The module registers its exports as it starts and asks for the
-  // rest at once (downloaded and compiled off the main thread while start-up runs); a call into the rest
+  // rest once the player is drawn (downloaded and compiled off the main thread); a call into the rest
   // before that has arrived loads it synchronously (src/ui/split.rs). A build that is not split has no rest.
   let exports = null;
   let rest = null;

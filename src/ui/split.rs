@@ -1,6 +1,6 @@
 //! The module in two parts (`scripts/split-wasm.mjs`, release builds): what start-up runs, which the page
 //! downloads first, and the rest, which `outboxSplit` (`www/page-start.js` in the page, `www/checker-worker.js`
-//! in the checker's worker) compiles once the page has started and instantiates on first use. A build that is
+//! in the checker's worker) compiles once the player is drawn and instantiates on first use. A build that is
 //! not split (`trunk serve`) has no rest: each call here does nothing.
 
 use wasm_bindgen::prelude::*;
@@ -27,7 +27,7 @@ pub fn register() {
     let _ = register_exports(&wasm_bindgen::exports());
 }
 
-/// Once start-up is done: the rest downloads and compiles while the reader reads.
+/// Once the player is drawn: the rest downloads and compiles while the reader reads.
 pub fn prefetch() {
     let _ = prefetch_rest();
 }
