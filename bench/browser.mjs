@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../e2e/server.mjs';
 import { launch } from '../e2e/browser.mjs';
-import { firstLoad } from '../e2e/sizes.mjs';
+import { firstLoad, rest } from '../e2e/sizes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stats = (xs) => {
@@ -192,6 +192,7 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
 }
 
 out.size = firstLoad();
+out.rest = rest();
 out.chromium = browser.version();
 await browser.close();
 await server.close();
