@@ -95,7 +95,9 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   and the small functions that calls: 487,712 → 397,860 B gzip when it was made (−90 KB). What went to the rest:
   a third of it SQLite code start-up never reaches, then the checker's search and state, generic collections'
   code they use, the explorer, and most buttons' handlers. The margin under the target is small (2 KB when the
-  split was made): code that start-up runs counts in full. Before the split, from \`twiggy\`: SQLite was about half the code, Yew most of the rest. Done then: SQLite trimmed
+  split was made): code that start-up runs counts in full. What the reader gets, side by side in one run on a
+  slow network (Chrome's throttling, 150 ms a request, 1.6 Mbit/s), 7 first visits each, alternating: the
+  player interactive at 2,413 ms whole, 2,069 ms split; the twelve experiments checked at 2,741 and 2,247 ms. Before the split, from \`twiggy\`: SQLite was about half the code, Yew most of the rest. Done then: SQLite trimmed
   to what the protocol runs — features and extensions out, and the statements it never issues (ALTER TABLE,
   views, virtual tables, PRAGMA, VACUUM…) compiled out with the pre-generated parser's references stood in for
   (−34 KB); a hand-written trace reader (−24 KB); no serde-derived \`Deserialize\` and no \`f64\` formatting
@@ -134,7 +136,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   wins is a race of a few milliseconds on this machine. Starting the download after the paint would win it
   every time and make every real reader wait longer for the page to work; not done. The split shortened the
   download it simulates: side by side, 6 Lighthouse mobile runs each (interleaved in threes), the LCP when the
-  module won the race 2,855–2,860 ms whole, 2,553–2,562 ms split; when the paint won, 0.9–1.0 s for both.
+  module won the race 2,850–2,859 ms whole, 2,551–2,558 ms split (it won 5 of 6 runs of each); when the paint
+  won, 0.95–0.98 s for both. Asking for the module with \`fetchpriority=low\` changed nothing (3 of 3 won).
 - **The stylesheet and \`page-start.js\` are inlined in \`index.html\`.** Both used to be requests of their own
   that the first paint waited for: on a slow network, a round trip. With Chrome's own throttling (150 ms a
   request, 1.6 Mbit/s), side by side in one run, 8 loads each alternating: first contentful paint 516 → 288 ms,
