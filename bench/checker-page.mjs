@@ -39,6 +39,9 @@ for (const n of [1, 2]) {
       const glue = document.querySelector('link[rel=modulepreload]').href;
       const wasm = document.querySelector('link[rel=preload][as=fetch]').href;
       const module = await WebAssembly.compileStreaming(fetch(wasm));
+      // The rest of the split module (scripts/split-wasm.mjs) goes with it, as the page hands it over.
+      const restUrl = document.querySelector('meta[name=outbox-playground-rest]')?.content;
+      const rest = restUrl ? await WebAssembly.compileStreaming(fetch(restUrl)) : null;
       const job = 'flows=2&events=3&resends=1&crashes=1&consumer=strict&producer=atomic';
       const t0 = performance.now();
       const results = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
@@ -48,7 +51,7 @@ for (const n of [1, 2]) {
           w.terminate();
           if (data.kind === 'failed') reject(new Error(data.message)); else resolve(data);
         };
-        w.postMessage({ glue, module, job });
+        w.postMessage({ glue, module, rest, job });
       })));
       const wall = performance.now() - t0;
       return { wall_ms: wall, transitions: results.reduce((s, r) => s + r.transitions, 0), states: results[0].states };

@@ -1,6 +1,7 @@
-// End-to-end: the module in two files (scripts/split-wasm.mjs). The first load alone starts the page — every
-// function start-up runs is in it — and the rest, which the page asks for once its player is drawn, is loaded on first use:
-// from the compiled copy once it has arrived, synchronously before that, and with a message when it cannot be.
+// End-to-end: the module in two files (scripts/split-wasm.mjs). The first load alone starts the page (every
+// function start-up runs is in it), and the rest, which the page asks for once its player is drawn, is loaded
+// on first use: from the compiled copy once it has arrived, synchronously before that, and with a message when
+// it cannot be.
 import { test, expect } from './fixtures.mjs';
 
 const REST = /_rest\.wasm$/;
@@ -46,14 +47,28 @@ for (const search of ['?embed&preset=3&view=wire,consumer', '?embed&preset=9&vie
   });
 }
 
-test('a feature in the rest works before the rest has arrived: it is loaded on the spot', async ({ browser, dist }) => {
+test('before the rest has arrived, a click that needs it loads it on the spot', async ({ browser, dist }) => {
   // The page's own request for the rest is held back; a second request (the synchronous one) goes through.
+  let held = null;
+  const { page: p, errors, requests, context } = await page(browser, `${dist.url}?view=explorer`, (r) => {
+    if (!held) { held = r; return undefined; }
+    return r.continue();
+  });
+  await expect.poll(() => held !== null, 'the page asked for the rest').toBe(true);
+  await p.getByTestId('explorer-run').click();
+  await expect(p.getByTestId('matrix-summary-strict')).toHaveAttribute('data-failed', '0', { timeout: 60_000 });
+  expect(requests.length, 'the held request, then the one that loaded the rest').toBe(2);
+  await held.continue();
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+test('before the rest has arrived, the checker loads it and hands it to its worker', async ({ browser, dist }) => {
   let held = null;
   const { page: p, errors, requests, context } = await page(browser, `${dist.url}?view=checker`, (r) => {
     if (!held) { held = r; return undefined; }
     return r.continue();
   });
-  await expect(p.getByTestId('gallery-greater_than')).toBeVisible();
   await expect.poll(() => held !== null, 'the page asked for the rest').toBe(true);
   await p.getByTestId('gallery-greater_than').click();
   await expect(p.getByTestId('check-result')).toHaveAttribute('data-verdict', 'violated', { timeout: 60_000 });

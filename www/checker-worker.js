@@ -4,6 +4,11 @@
 // and what it found back.
 onmessage = async ({ data }) => {
   onmessage = null;
+  // A split module's search is in its rest: without it the first call into the rest would trap, unexplained.
+  if (!data.rest && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
+    postMessage({ kind: 'failed', message: 'the checker\'s worker was not handed the rest of the module' });
+    return;
+  }
   // The split module's loader, as in the page (www/page-start.js), with the rest already compiled.
   let exports = null;
   let loaded = false;
