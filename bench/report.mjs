@@ -73,14 +73,16 @@ const md = `# Benchmarks
 Measured ${new Date().toISOString().slice(0, 10)} on this project's machine: ${os.cpus().length} × ${cpu}, ${f(os.totalmem() / 2 ** 30, 0)} GiB,
 Linux ${os.release()}, Chromium ${b.chromium} headless, release build (\`opt-level = "z"\`, LTO, wasm-opt 132 \`-Oz\`, SQLite trimmed
 in \`.cargo/config.toml\`). Figures are medians with (min–max) of repeated samples taken in one run; the native
-figures interleave their samples so noise falls on each alike. The machine is a shared 2-core VM: expect up to
-±30 % between runs, so a figure near its target (the explorer, the step's p95) can land on either side of it
+figures interleave their samples so noise falls on each alike. The machine is a shared 2-core VM: expect ±30 % between
+runs on the same day, and its speed changes far more than that from one day or boot to the next (below), so a figure near its target (the explorer, the step's p95) can land on either side of it
 in another run. Nothing here is a test; the only size *check* is the ceiling in \`size-budget.json\` (currently
 ${budget.ceiling_gzip_bytes.toLocaleString('en-US')} B), enforced by \`e2e/size.test.mjs\`.
 
 The machine's own speed in this run, to compare runs by: a bare rusqlite \`BEGIN IMMEDIATE\`, 2 inserts, \`COMMIT\`
-takes ${f(n.bare_us_per_txn.median, 1)} µs natively (the VM's speed varies between runs by up to 2×; the ratios below hold better than
-the times).
+takes ${f(n.bare_us_per_txn.median, 1)} µs natively (the VM's speed varies between runs: two runs on 2026-12-01 measured 11.9 and
+3.3 µs, and nearly every time in the tables moved with it, so read a target met or missed against the previous
+run's column, in the last table, before crediting a change with it; the ratios below hold better than the
+times).
 
 Reproduce: \`scripts/bench.sh\` (builds the release page and the native benchmark, runs both, rewrites this file).
 
@@ -147,14 +149,15 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   blocking time's (70–479 ms over the six runs). The cost: the page's HTML is 5.4 KB gzip instead of 2.6, paid
   again by each embed (the frames' addresses differ, so each fetches its own HTML), and the CSP test allows
   the inline style by its hash.
-- **Lighthouse mobile before and after this run's changes** (the inlining and the start-up splits below),
+- **Lighthouse mobile before and after the inlining and the start-up splits below** (2026-12-01, before the module was split),
   side by side, 7 runs each, alternating: performance 91 (85–94) → 93 (89–99), total blocking time 227 ms
   (71–392) → 184 ms (94–448), LCP 3,012 ms in every run before → the first paint (1.0–1.1 s) in 5 of 7 runs
   after, the module's download (2.86 s) in 2: the race above, closer now (its requests audit, two runs each:
   the wasm done 32 and 26 ms before the paint before; after, 11 ms after it in one run and 17 ms before it
   in the other). Which change made it closer is not settled: the inlining alone won 0 of 3 runs, too few to
   say. A close race, not a fix: the table's run (3 more) had the paint win once.
-- **Start-up's long tasks.** The page does its start-up in separate tasks (the module, the header once the
+- **Start-up's long tasks.** Met in this run, on a fast day; in the run before it (the same start-up code,
+  the module not yet split, the machine 3.6× slower) the median longest task was 56 ms. The page does its start-up in separate tasks (the module, the header once the
   first paint is recorded, SQLite's warm-up, the databases, the controls, the columns, then the diagram, log
   and SQL, then the tools below them, then one experiment per task). Most of each task is V8's first compile
   of the code it runs: it compiles a wasm function on the thread that first calls it. In a trace of a first
