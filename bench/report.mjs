@@ -99,7 +99,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   code they use, the explorer, and most buttons' handlers. The margin under the target is small (2 KB when the
   split was made): code that start-up runs counts in full. What the reader gets, side by side in one run on a
   slow network (Chrome's throttling, 150 ms a request, 1.6 Mbit/s), 7 first visits each, alternating: the
-  player interactive at 2,413 ms whole, 2,069 ms split; the twelve experiments checked at 2,741 and 2,247 ms. Before the split, from \`twiggy\`: SQLite was about half the code, Yew most of the rest. Done then: SQLite trimmed
+  player interactive at 2,413 ms whole, 2,069 ms split; the twelve experiments checked at 2,741 and 2,247 ms
+  (the table's slow-network row is this run's own). Before the split, from \`twiggy\`: SQLite was about half the code, Yew most of the rest. Done then: SQLite trimmed
   to what the protocol runs — features and extensions out, and the statements it never issues (ALTER TABLE,
   views, virtual tables, PRAGMA, VACUUM…) compiled out with the pre-generated parser's references stood in for
   (−34 KB); a hand-written trace reader (−24 KB); no serde-derived \`Deserialize\` and no \`f64\` formatting
@@ -114,8 +115,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   \`index.html\` in both languages (Yew's server renderer, run natively on the page's own header function), so it
   paints from the HTML alone (the stylesheet is inlined), like the floor: a static copy of the same first screen (its
   whole DOM and stylesheet, no script) first paints at ${mmm(b.static_fcp_ms, 0, ' ms')} in a fresh profile. The rest of the screen waits for
-  the module: the files take ~${f(ph.files.median, 0)} ms from a local server (that figure now includes the rest of the module, which arrives after
-  the player is drawn), then V8 compiles each function of the 0.9 MB primary on its
+  the module: the files take ~${f(ph.files.median, 0)} ms from a local server (the rest of the split module, which comes after the player
+  is drawn, not counted), then V8 compiles each function of the 0.9 MB primary on its
   first call (SQLite's in the warm-up and as the databases open, Yew's as the player draws). On a return visit V8 reuses
   the compiled module and the page is up in ${f(b.tti_warm_ms.median, 0)} ms. What would move the first visit's interactive time: a
   smaller module, or prerendering the player's first state too (its tables are SQLite's answers, which the

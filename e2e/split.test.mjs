@@ -26,6 +26,8 @@ test('the first load alone starts the page: the player, the diagram and the twel
   await expect(p.getByTestId('experiments-summary')).toContainText('12/12');
   await expect(p.getByTestId('lane')).toBeVisible();
   await expect(p.getByTestId('diagram')).toBeVisible();
+  // Once the browser finds the page idle, start-up's last slices have run too.
+  await p.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 2000 })));
   // The page asked for the rest once its player was drawn (and was refused here), and nothing it ran needed it.
   expect(requests.length, 'the rest is asked for once').toBe(1);
   await expect(p.getByTestId('rest-failed')).toHaveCount(0);
@@ -46,6 +48,16 @@ for (const search of ['?embed&preset=3&view=wire,consumer', '?embed&preset=9&vie
     await context.close();
   });
 }
+
+test('once the rest has arrived, a click that needs it makes no request of its own', async ({ browser, dist }) => {
+  const { page: p, errors, requests, context } = await page(browser, `${dist.url}?view=explorer`, (r) => r.continue());
+  await expect(p.locator('html')).toHaveAttribute('data-rest', 'compiled');
+  await p.getByTestId('explorer-run').click();
+  await expect(p.getByTestId('matrix-summary-strict')).toHaveAttribute('data-failed', '0', { timeout: 60_000 });
+  expect(requests.length, 'the page\'s own request for the rest, and no other').toBe(1);
+  expect(errors).toEqual([]);
+  await context.close();
+});
 
 test('before the rest has arrived, a click that needs it loads it on the spot', async ({ browser, dist }) => {
   // The page's own request for the rest is held back; a second request (the synchronous one) goes through.

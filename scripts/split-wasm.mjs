@@ -50,8 +50,6 @@ export function parse(text) {
   return items.map((l) => l.join('\n'));
 }
 
-const kind = (item) => item.slice(2, item.indexOf(' ', 2));
-
 /** A function's name and signature, from its header line (or an import's line). */
 function header(item) {
   const first = item.split('\n', 1)[0];
@@ -80,6 +78,9 @@ function assemble(text, out, extra = []) {
 
 /** The module with every function marking its first call: byte i of the exported memory `__profile`. */
 export function instrument(items, out) {
+  const count = items.filter((it) => it.startsWith(' (func ')).length;
+  // One byte a function, in one 64 KiB page.
+  if (count > 65536) throw new Error(`split-wasm: ${count} functions do not fit the profile's one page`);
   let i = 0;
   const marked = items.map((item) => {
     if (item.startsWith(' (memory ')) return `${item}\n (memory $__profile 1)\n (export "__profile" (memory $__profile))`;
@@ -97,7 +98,7 @@ export function instrument(items, out) {
 }
 
 /** Splits the module: `ran[i]` says whether function i ran in the profile. Returns both modules' text. */
-export function split(items, ran) {
+export function split(items, ran, id) {
   const funcs = items.filter((it) => it.startsWith(' (func '));
   const heads = new Map();
   for (const f of funcs) heads.set(header(f).name, header(f));
@@ -113,7 +114,7 @@ export function split(items, ran) {
   // The same for small functions called through the table (closures, trait objects): hashbrown's probe takes
   // its key comparison as a `&dyn FnMut`.
   for (const elem of items.filter((it) => it.startsWith(' (elem '))) {
-    for (const m of elem.matchAll(/\$[^\s)]+/g)) {
+    for (const m of elem.slice(elem.indexOf(' func ') + 1).matchAll(/\$[^\s)]+/g)) {
       const i = index.get(m[0]);
       if (i !== undefined && funcs[i].length <= CALLEE_TEXT) keep.add(i);
     }
@@ -142,7 +143,11 @@ export function split(items, ran) {
       if (!restNames.has(m[1])) needed.add(m[1]);
     }
   }
-  const signature = (name) => heads.get(name) ?? imports.get(name);
+  const signature = (name) => {
+    const h = heads.get(name) ?? imports.get(name);
+    if (!h) throw new Error(`split-wasm: the rest calls ${name}, which is neither a function nor an import`);
+    return h;
+  };
   const globals = items.filter((it) => it.startsWith(' (global '));
 
   const args = (params) => params.map((_, i) => ` (local.get $${i})`).join('');
@@ -162,7 +167,9 @@ export function split(items, ran) {
   const exports = [
     ' (global $__rest_loaded (mut i32) (i32.const 0))',
     ' (export "__rest_loaded" (global $__rest_loaded))',
-    ' (export "__rest_table" (table $0))',
+    // Named for this build (`id`): a rest from another build cannot link against this primary, whose slots it
+    // would fill with functions of its own build.
+    ` (export "__rest_table_${id}" (table $0))`,
     ...globals.map((g, i) => ` (export "^${i}" (global ${/^ \(global (\$\S+)/.exec(g)[1]}))`),
     ...[...needed].map((n, i) => ` (export "~${i.toString(36)}" (func ${n}))`),
   ];
@@ -172,10 +179,11 @@ export function split(items, ran) {
   const secondary = [
     ...items.filter((it) => it.startsWith(' (type ')),
     ` (import "primary" "memory" (memory $0 ${/^ \(memory \$\S+ (.*)\)$/.exec(memory)[1]}))`,
-    ` (import "primary" "__rest_table" (table $0 ${size} ${size} funcref))`,
+    ` (import "primary" "__rest_table_${id}" (table $0 ${size} ${size} funcref))`,
     ...(externrefs ? [` (import "primary" "__wbindgen_externrefs" (table $1 ${/\$1 (\d+)/.exec(externrefs)[1]} externref))`] : []),
     ...globals.map((g, i) => {
       const m = /^ \(global (\$\S+) (\(mut \S+\)|\S+) /.exec(g);
+      if (!m) throw new Error(`split-wasm: unexpected global ${g.slice(0, 80)}`);
       return ` (import "primary" "^${i}" (global ${m[1]} ${m[2]}))`;
     }),
     ...[...needed].map((n, i) => ` (import "primary" "~${i.toString(36)}" (func ${n}${sig(signature(n))}))`),
@@ -207,7 +215,8 @@ export async function splitStaged(dir, profileWith) {
   const profile = await profileWith(items, name);
   const funcs = items.filter((it) => it.startsWith(' (func ')).length;
   const ran = Array.from({ length: funcs }, (_, i) => profile[i] === 1);
-  const { primary, secondary, counts } = split(items, ran);
+  const id = crypto.createHash('sha256').update(before).update(ran.map(Number).join('')).digest('hex').slice(0, 16);
+  const { primary, secondary, counts } = split(items, ran, id);
 
   // Optimised again as parts (-Oz, as Trunk's wasm-opt did the whole): the stubs and the exports the rest needs
   // are new code, and each part loses what only the other used. Measured: the first load 1.2 KB gzip smaller.
@@ -215,7 +224,7 @@ export async function splitStaged(dir, profileWith) {
   const restTmp = path.join(dir, 'rest.wasm');
   assemble(secondary, restTmp, ['-Oz']);
   const restBytes = fs.readFileSync(restTmp);
-  const restName = name.replace(/_bg\.wasm$/, `-${crypto.createHash('sha256').update(restBytes).digest('hex').slice(0, 16)}_rest.wasm`);
+  const restName = name.replace(/_bg\.wasm$/, `-${id}_rest.wasm`);
   fs.renameSync(restTmp, path.join(dir, restName));
 
   const oldHash = sri(before);
@@ -291,7 +300,8 @@ export async function profileInChromium(items, name, dir) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // OUTBOX_SPLIT=0 builds the module whole, to measure the split against (scripts/bench.sh).
+  // OUTBOX_SPLIT=0 builds the module whole, to measure the split against by hand (BENCHMARKS.md's side-by-side
+  // figures); the end-to-end tests expect the split build.
   if (process.env.TRUNK_PROFILE !== 'release' || process.env.OUTBOX_SPLIT === '0') process.exit(0);
   const dir = process.env.TRUNK_STAGING_DIR;
   if (!dir) throw new Error('split-wasm: TRUNK_STAGING_DIR is not set (run by Trunk as a post_build hook)');
