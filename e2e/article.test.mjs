@@ -1,9 +1,9 @@
 // End-to-end: the sample article (www/article.html, built beside the playground) with three embedded instances,
 // each opening its experiment with only its section's panels, sized to its content, from one download of each
 // of the module's two files.
-import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, ROOT } from './fixtures.mjs';
+import { firstLoad, rest } from './sizes.mjs';
 
 const FRAMES = {
   'embed-order': { preset: 3, shown: ['lane', 'projection-A'], hidden: ['advance-A', 'diagram', 'mode-select'],
@@ -56,8 +56,7 @@ for (const width of [360, 960]) {
       });
     }
     // The module is in two files (the first load, and the rest: scripts/split-wasm.mjs); each comes once.
-    const html = fs.readFileSync(path.join(ROOT, 'dist', 'index.html'), 'utf8');
-    const files = [...html.matchAll(/(?:href|content)=["']?(\/[^"'\s>]+\.wasm)/g)].map((m) => m[1]);
+    const files = [...firstLoad().filter((f) => f.file.endsWith('.wasm')), rest()].map((f) => `/${f?.file}`);
     expect(files, 'index.html names the first load and the rest').toHaveLength(2);
     expect(wasm.sort(), 'each part of the module is downloaded once for all three frames').toEqual(files.sort());
     expect(errors).toEqual([]);

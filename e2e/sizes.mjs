@@ -11,28 +11,23 @@ export function firstLoad() {
   const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
   // Attribute values quoted or not (Trunk's release build minifies the HTML and drops the quotes).
   const names = new Set([...html.matchAll(/(?:href|src)=["']?\/?([^"'#?\s>]+\.(?:js|wasm|css))/g)].map((m) => m[1]));
-  const files = ['index.html', ...names];
-  return files.map((f) => {
-    const data = fs.readFileSync(path.join(DIST, f));
-    return {
-      file: f, raw: data.length,
-      gzip: zlib.gzipSync(data, { level: 9 }).length,
-      brotli: zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-    };
-  });
+  return ['index.html', ...names].map(measure);
 }
 
-
-/** The rest of a split module (scripts/split-wasm.mjs): the file index.html names for the code start-up does
- * not run, which the page downloads once it has started. `null` for a build that is not split. */
-export function rest() {
-  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
-  const m = /<meta name=["']?outbox-playground-rest["']? content=["']?\/?(?:[^"'\s>]*\/)?([^"'\s>/]+\.wasm)/.exec(html);
-  if (!m) return null;
-  const data = fs.readFileSync(path.join(DIST, m[1]));
+/** A file of dist/: its name, and its size raw, gzip -9 and brotli 11. */
+function measure(file) {
+  const data = fs.readFileSync(path.join(DIST, file));
   return {
-    file: m[1], raw: data.length,
+    file, raw: data.length,
     gzip: zlib.gzipSync(data, { level: 9 }).length,
     brotli: zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
   };
+}
+
+/** The rest of a split module (scripts/split-wasm.mjs): the file index.html names for the code start-up does
+ * not run, which the page downloads once its player is drawn. `null` for a build that is not split. */
+export function rest() {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const m = /<meta name=["']?outbox-playground-rest["']? content=["']?\/?(?:[^"'\s>]*\/)?([^"'\s>/]+\.wasm)/.exec(html);
+  return m ? measure(m[1]) : null;
 }

@@ -59,36 +59,29 @@ test('once the rest has arrived, a click that needs it makes no request of its o
   await context.close();
 });
 
-test('before the rest has arrived, a click that needs it loads it on the spot', async ({ browser, dist }) => {
-  // The page's own request for the rest is held back; a second request (the synchronous one) goes through.
-  let held = null;
-  const { page: p, errors, requests, context } = await page(browser, `${dist.url}?view=explorer`, (r) => {
-    if (!held) { held = r; return undefined; }
-    return r.continue();
+// The page's own request for the rest is held back; a second request (the synchronous one) goes through.
+const BEFORE_IT_ARRIVES = [
+  ['a click that needs it loads it on the spot', '?view=explorer', 'explorer-run',
+    (p) => expect(p.getByTestId('matrix-summary-strict')).toHaveAttribute('data-failed', '0', { timeout: 60_000 })],
+  ['the checker loads it and hands it to its worker', '?view=checker', 'gallery-greater_than',
+    (p) => expect(p.getByTestId('check-result')).toHaveAttribute('data-verdict', 'violated', { timeout: 60_000 })],
+];
+for (const [what, search, button, done] of BEFORE_IT_ARRIVES) {
+  test(`before the rest has arrived, ${what}`, async ({ browser, dist }) => {
+    let held = null;
+    const { page: p, errors, requests, context } = await page(browser, `${dist.url}${search}`, (r) => {
+      if (!held) { held = r; return undefined; }
+      return r.continue();
+    });
+    await expect.poll(() => held !== null, 'the page asked for the rest').toBe(true);
+    await p.getByTestId(button).click();
+    await done(p);
+    expect(requests.length, 'the held request, then the one that loaded the rest').toBe(2);
+    await held.continue();
+    expect(errors).toEqual([]);
+    await context.close();
   });
-  await expect.poll(() => held !== null, 'the page asked for the rest').toBe(true);
-  await p.getByTestId('explorer-run').click();
-  await expect(p.getByTestId('matrix-summary-strict')).toHaveAttribute('data-failed', '0', { timeout: 60_000 });
-  expect(requests.length, 'the held request, then the one that loaded the rest').toBe(2);
-  await held.continue();
-  expect(errors).toEqual([]);
-  await context.close();
-});
-
-test('before the rest has arrived, the checker loads it and hands it to its worker', async ({ browser, dist }) => {
-  let held = null;
-  const { page: p, errors, requests, context } = await page(browser, `${dist.url}?view=checker`, (r) => {
-    if (!held) { held = r; return undefined; }
-    return r.continue();
-  });
-  await expect.poll(() => held !== null, 'the page asked for the rest').toBe(true);
-  await p.getByTestId('gallery-greater_than').click();
-  await expect(p.getByTestId('check-result')).toHaveAttribute('data-verdict', 'violated', { timeout: 60_000 });
-  expect(requests.length, 'the held request, then the one that loaded the rest').toBe(2);
-  await held.continue();
-  expect(errors).toEqual([]);
-  await context.close();
-});
+}
 
 for (const [lang, says] of [['en', /Part of the playground could not be loaded \(.*_rest\.wasm.*\)\. Reload the page/],
   ['zh-Hans', /部分代码未能加载（.*_rest\.wasm.*），请重新加载页面/]]) {

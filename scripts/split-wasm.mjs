@@ -2,8 +2,8 @@
 // carries only the code that start-up runs.
 //
 // 1. Profile: a copy of the module in which every function marks its first call in a memory of its own is
-//    loaded in headless Chromium (the same pages as a reader's first visits: the playground in each language,
-//    and an embed), until the twelve experiments are checked. The functions that never ran are the rest.
+//    loaded in headless Chromium on the pages a reader first opens (VISITS) until start-up is over. What ran,
+//    and the small functions it calls (directly or through the table), stays; the other functions are the rest.
 // 2. Split: the primary module (the file Trunk named, which the page preloads) keeps every function, but each
 //    of the rest becomes a stub that loads the rest module if it has not been loaded yet, then calls the real
 //    function through the function table. The rest module (`…_rest.wasm`, named in index.html by
@@ -100,8 +100,8 @@ export function instrument(items, out) {
 /** Splits the module: `ran[i]` says whether function i ran in the profile. Returns both modules' text. */
 export function split(items, ran, id) {
   const funcs = items.filter((it) => it.startsWith(' (func '));
-  const heads = new Map();
-  for (const f of funcs) heads.set(header(f).name, header(f));
+  const heads = funcs.map(header);
+  const index = new Map(heads.map((h, i) => [h.name, i]));
   const load = items.find((it) => it.startsWith(' (import ') && LOAD_IMPORT.test(it));
   if (!load) throw new Error('split-wasm: the module imports no outboxSplit.loadRest (src/ui/split.rs)');
   const loadName = /\(func (\$[^\s)]+)/.exec(load)[1];
@@ -109,7 +109,6 @@ export function split(items, ran, id) {
   if (!table) throw new Error('split-wasm: no fixed-size function table $0');
   const base = Number(/\$0 (\d+)/.exec(table)[1]);
 
-  const index = new Map(funcs.map((f, i) => [header(f).name, i]));
   const keep = new Set([...funcs.keys()].filter((i) => ran[i]));
   // The same for small functions called through the table (closures, trait objects): hashbrown's probe takes
   // its key comparison as a `&dyn FnMut`.
@@ -127,15 +126,19 @@ export function split(items, ran, id) {
       }
     }
   }
-  const rest = funcs.filter((f, i) => !keep.has(i) && f.length >= MIN_TEXT);
-  const restNames = new Set(rest.map((f) => header(f).name));
+  const moved = [...funcs.keys()].filter((i) => !keep.has(i) && funcs[i].length >= MIN_TEXT);
+  const rest = moved.map((i) => funcs[i]);
+  const restNames = new Set(moved.map((i) => heads[i].name));
   const slot = new Map([...restNames].map((n, i) => [n, base + i]));
   const size = base + restNames.size;
 
   // What the rest calls or takes the address of in the primary: defined functions and imports alike.
   const imports = new Map();
   for (const it of items) {
-    if (/^ \(import "[^"]+" "[^"]+" \(func /.test(it)) imports.set(header(it).name, header(it));
+    if (/^ \(import "[^"]+" "[^"]+" \(func /.test(it)) {
+      const h = header(it);
+      imports.set(h.name, h);
+    }
   }
   const needed = new Set();
   for (const f of rest) {
@@ -144,7 +147,7 @@ export function split(items, ran, id) {
     }
   }
   const signature = (name) => {
-    const h = heads.get(name) ?? imports.get(name);
+    const h = index.has(name) ? heads[index.get(name)] : imports.get(name);
     if (!h) throw new Error(`split-wasm: the rest calls ${name}, which is neither a function nor an import`);
     return h;
   };
@@ -154,10 +157,11 @@ export function split(items, ran, id) {
   // Parameters named by index (`$0`…), as binaryen prints them, where a function defines them.
   const sig = (h, named = false) => (named ? h.params.map((t, i) => ` (param $${i} ${t})`).join('') : h.params.length ? ` (param ${h.params.join(' ')})` : '')
     + (h.results.length ? ` (result ${h.results.join(' ')})` : '');
+  let f = 0;
   const primary = items.map((it) => {
     if (it === table) return ` (table $0 ${size} ${size} funcref)`;
     if (!it.startsWith(' (func ')) return it;
-    const h = header(it);
+    const h = heads[f++];
     if (!restNames.has(h.name)) return it;
     return ` (func ${h.name}${sig(h, true)}\n  (if (i32.eqz (global.get $__rest_loaded)) (then (call ${loadName})))\n`
       + `  (call_indirect $0${sig(h)}${args(h.params)} (i32.const ${slot.get(h.name)}))\n )`;
@@ -202,7 +206,15 @@ export function split(items, ran, id) {
 
 const sri = (bytes) => `sha384-${crypto.createHash('sha384').update(bytes).digest('base64')}`;
 
-/** Runs the hook on a Trunk staging directory. `profileWith(dir, instrumentedName)` returns the profile bytes. */
+/** The public URL prefix Trunk gave the module's address in index.html (`/`, or `/blog/outbox/`…). */
+function prefixOf(html, name) {
+  const link = new RegExp(`href=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(html);
+  if (!link) throw new Error('split-wasm: index.html does not link the module');
+  return link[1];
+}
+
+/** Runs the hook on a Trunk staging directory. `profileWith(items, name)` returns the profile: byte i is 1 if
+ * function i ran. */
 export async function splitStaged(dir, profileWith) {
   const htmlPath = path.join(dir, 'index.html');
   let html = fs.readFileSync(htmlPath, 'utf8');
@@ -230,10 +242,8 @@ export async function splitStaged(dir, profileWith) {
   const oldHash = sri(before);
   if (!html.includes(oldHash)) throw new Error('split-wasm: index.html does not name the module by its hash');
   html = html.replaceAll(oldHash, sri(fs.readFileSync(file)));
-  // Beside the module's preload link, with the same public URL prefix.
-  const link = new RegExp(`href=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(html);
-  if (!link) throw new Error('split-wasm: index.html does not link the module');
-  html = html.replace('</head>', `<meta name=outbox-playground-rest content=${link[1]}${restName}></head>`);
+  // With the same public URL prefix as the module's own address.
+  html = html.replace('</head>', `<meta name=outbox-playground-rest content=${prefixOf(html, name)}${restName}></head>`);
   fs.writeFileSync(htmlPath, html);
   return { ...counts, primary: fs.statSync(file).size, rest: restBytes.length, before: before.length, restName };
 }
@@ -259,8 +269,7 @@ export async function profileInChromium(items, name, dir) {
   // The instrumented module is not the one index.html names by its hash.
   const html = path.join(copy, 'index.html');
   fs.writeFileSync(html, fs.readFileSync(html, 'utf8').replace(/ integrity=["']?sha384-[A-Za-z0-9+/=]+["']?/g, ''));
-  const prefix = new RegExp(`href=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(fs.readFileSync(html, 'utf8'))[1];
-  const server = await serve(copy, { prefix });
+  const server = await serve(copy, { prefix: prefixOf(fs.readFileSync(html, 'utf8'), name) });
   const browser = await launch();
   const ran = new Uint8Array(count);
   try {
@@ -306,5 +315,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const dir = process.env.TRUNK_STAGING_DIR;
   if (!dir) throw new Error('split-wasm: TRUNK_STAGING_DIR is not set (run by Trunk as a post_build hook)');
   const r = await splitStaged(dir, (items, name) => profileInChromium(items, name, dir));
-  console.log(`split-wasm: ${r.split} of ${r.functions} functions moved to the rest (start-up never ran them): ${r.before} → ${r.primary} + ${r.restName} ${r.rest} bytes`);
+  console.log(`split-wasm: ${r.split} of ${r.functions} functions moved to the rest: ${r.before} → ${r.primary} + ${r.restName} ${r.rest} bytes`);
 }
