@@ -2,15 +2,18 @@
 // carries only the code that start-up runs.
 //
 // 1. Profile: a copy of the module in which every function marks its first call in a memory of its own is
-//    loaded in headless Chromium on the pages a reader first opens (VISITS) until start-up is over. What ran,
-//    and the small functions it calls (directly or through the table), stays; the other functions are the rest.
+//    loaded in headless Chromium on the pages a reader first opens (VISITS) until the player and its panels
+//    are drawn, and the player's buttons pressed. What ran, and the small functions it calls (directly or
+//    through the table), stays; the other functions are the rest, which the tools below the player (the
+//    experiments and their check, share, explorer, checker) wait for (`outboxSplit.whenLoaded`).
 // 2. Split: the primary module (the file Trunk named, which the page preloads) keeps every function, but each
 //    of the rest becomes a stub that loads the rest module if it has not been loaded yet, then calls the real
 //    function through the function table. The rest module (`…_rest.wasm`, named in index.html by
 //    `<meta name="outbox-playground-rest">`) imports the primary's memory, tables, globals and functions, and
 //    its instantiation writes its functions into the table slots the stubs call.
-// 3. `www/page-start.js` (`outboxSplit`) compiles the rest module once the player is drawn; a stub that runs
-//    before that loads it synchronously. The checker's worker gets the compiled rest module with the primary.
+// 3. `www/page-start.js` (`outboxSplit`) compiles the rest module once the player is interactive, then draws
+//    the tools; a stub that runs before that loads it synchronously. The checker's worker gets the compiled
+//    rest module with the primary.
 //
 // Functions are text here (binaryen's `wasm-opt --print`, then assembled back by wasm-opt): binaryen 132 reads
 // everything wasm-bindgen writes, and its printed functions are one top-level item each.
@@ -248,15 +251,47 @@ export async function splitStaged(dir, profileWith) {
   return { ...counts, primary: fs.statSync(file).size, rest: restBytes.length, before: before.length, restName };
 }
 
-/** The addresses a reader's first visits start from: the playground in each language, a share link (`link`:
- * one made in the page first), and each of the twelve experiments as an article embeds it (each draws its own
- * history: violations explained, crashes, resends). */
+/** What a reader does with the player before the tools below it have arrived: its buttons, an arrival order,
+ * a crash armed and recovered from, time travel, and the diagram scrolled, pointed at, clicked and used with
+ * the keyboard. Each step waits for the page to be idle. */
+async function usePlayer(page, idle) {
+  const act = async (f) => { await f(); await idle(); };
+  for (const id of ['order-312', 'deliver-next', 'apply-A', 'back', 'forward', 'deliver-all', 'process-all']) {
+    await act(() => page.getByTestId(id).click());
+  }
+  const rows = page.locator('[data-testid=diagram] g[data-step]');
+  if (await rows.first().isVisible()) {
+    await act(() => page.locator('.diagram-scroll').hover());
+    await act(() => page.mouse.wheel(0, 120));
+    await act(() => rows.first().hover());
+    await act(() => rows.first().click());
+    await act(() => rows.last().focus());
+    await act(() => page.keyboard.press('Enter'));
+    await act(() => page.keyboard.press('Tab'));
+  }
+  await act(() => page.getByTestId('reset').click());
+  await act(() => page.getByTestId('order-312').click());
+  const boundary = await page.getByTestId('crash-select').locator('option').nth(3).getAttribute('value');
+  await act(() => page.getByTestId('crash-select').selectOption(boundary));
+  for (const id of ['deliver-all', 'process-all']) await act(() => page.getByTestId(id).click());
+  if (await page.getByTestId('restart').isEnabled()) await act(() => page.getByTestId('restart').click());
+  await act(() => page.getByTestId('reset').click());
+}
+
+/** The addresses a reader's first visits start from: the playground in each language, on a phone (the diagram
+ * a tab) and wider, and embedded, whole or a few panels. `use`: then the player, as `usePlayer` uses it. An
+ * address that starts from a history (a preset, a link) waits for the rest before it draws
+ * (`outboxSplit.beforeStart`): those visits stop there. */
 const VISITS = [
-  { search: '', lang: 'en', link: true },
+  { search: '', lang: 'en', use: true },
+  { search: '', lang: 'zh-Hans', use: true, viewport: { width: 360, height: 740 }, tabs: true },
   { search: '', lang: 'en' },
-  { search: '', lang: 'en' },
-  { search: '', lang: 'zh-Hans' },
-  ...Array.from({ length: 12 }, (_, i) => ({ search: `?embed&preset=${i + 1}`, lang: i % 2 ? 'zh-Hans' : 'en' })),
+  { search: '?embed', lang: 'zh-Hans' },
+  { search: '?embed&view=crash,consumer,diagram', lang: 'en' },
+  // Up to where they wait for the rest: reading the address, the header, SQLite's warm-up.
+  { search: '?embed&preset=3&view=wire,consumer', lang: 'en', waits: true },
+  { search: '?preset=5', lang: 'zh-Hans', waits: true },
+  { search: '#t=AAAA', lang: 'en', waits: true },
 ];
 
 /** Loads the instrumented module in headless Chromium on each of VISITS; returns which functions ran. */
@@ -273,28 +308,41 @@ export async function profileInChromium(items, name, dir) {
   const browser = await launch();
   const ran = new Uint8Array(count);
   try {
-    // A session's share link, made as a reader makes one (its clicks are not part of any profile).
-    const maker = await browser.newPage();
-    await maker.goto(server.url);
-    for (const id of ['order-312', 'deliver-all', 'process-all', 'copy-link']) await maker.getByTestId(id).click();
-    const fragment = new URL(await maker.getByTestId('share-link').inputValue()).hash;
-    if (!/^#t=/.test(fragment)) throw new Error(`split-wasm: no share link to profile (${fragment})`);
-    await maker.close();
     for (const visit of VISITS) {
-      const context = await browser.newContext();
+      const context = await browser.newContext({ viewport: visit.viewport ?? { width: 1280, height: 800 } });
       await context.addInitScript((lang) => {
         localStorage.setItem('lang', lang);
         addEventListener('TrunkApplicationStarted', (e) => { window.__exports = e.detail.wasm; });
+        // The rest never arrives here: what waits for it (the tools below the player, the twelve experiments'
+        // check) does not run, and everything else the page does meanwhile does.
+        let split;
+        Object.defineProperty(window, 'outboxSplit', {
+          configurable: true,
+          get: () => split,
+          set: (loader) => { split = { ...loader, whenLoaded() { window.__waiting = true; } }; },
+        });
       }, visit.lang);
       const page = await context.newPage();
       const errors = [];
       page.on('pageerror', (e) => errors.push(String(e)));
-      await page.goto(`${server.url}${visit.search}${visit.link ? fragment : ''}`);
-      // Start-up is over when the page has drawn its player (and, without an embed, checked the twelve
-      // experiments) and then the browser finds the main thread idle: every slice of start-up has run.
-      if (visit.search) await page.getByTestId('invariant').waitFor({ timeout: 60_000 });
-      else await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor({ timeout: 60_000 });
-      for (let i = 0; i < 3; i++) await page.evaluate(() => new Promise((r) => requestIdleCallback(r, { timeout: 1000 })));
+      await page.goto(`${server.url}${visit.search}`);
+      // Start-up is over when the page has drawn its player and its panels, and then the browser finds the
+      // main thread idle: every slice of start-up up to the tools has run.
+      const idle = async () => {
+        for (let i = 0; i < 3; i++) await page.evaluate(() => new Promise((r) => requestIdleCallback(r, { timeout: 1000 })));
+      };
+      if (visit.waits) await page.waitForFunction(() => window.__waiting, null, { timeout: 60_000 });
+      else await page.waitForFunction(() => performance.getEntriesByName('playground-drawn').length > 0, null, { timeout: 60_000 });
+      await idle();
+      if (await page.getByTestId('experiments-summary').count()) throw new Error('split-wasm: the tools were drawn before the rest arrived');
+      if (visit.waits && await page.getByTestId('lane').count()) throw new Error(`split-wasm: ${visit.search} drew its history before the rest arrived`);
+      if (visit.tabs) {
+        for (const id of ['tab-diagram', 'tab-tables']) {
+          await page.getByTestId(id).click();
+          await idle();
+        }
+      }
+      if (visit.use) await usePlayer(page, idle);
       if (errors.length) throw new Error(`split-wasm: the profiled page failed: ${errors.join('; ')}`);
       const marks = await page.evaluate((n) => Array.from(new Uint8Array(window.__exports.__profile.buffer, 0, n)), count);
       marks.forEach((m, i) => { ran[i] |= m; });

@@ -15,6 +15,8 @@ onmessage = async ({ data }) => {
   globalThis.outboxSplit = {
     register(e) { exports = e; },
     prefetch() {},
+    whenLoaded(f) { this.loadRest(); f(); },
+    beforeStart(f) { f(); },
     loadRest() {
       if (loaded || !data.rest) return;
       new WebAssembly.Instance(data.rest, { primary: exports });

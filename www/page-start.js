@@ -40,28 +40,74 @@
     root.lang = next;
   });
 
-  // The rest of a split module (scripts/split-wasm.mjs, release builds): the code start-up does not run, in a
-  // file of its own that index.html names. The module registers its exports as it starts and asks for the
-  // rest once the player is drawn (downloaded and compiled off the main thread); a call into the rest
-  // before that has arrived loads it synchronously (src/ui/split.rs). A build that is not split has no rest.
+  // The rest of a split module (scripts/split-wasm.mjs, release builds): the code the page does not run until
+  // its player is drawn, in a file of its own that index.html names. The module registers its exports as it
+  // starts and asks for the rest once the player is interactive (downloaded and compiled off the main thread);
+  // the tools below the player wait for it (`whenLoaded`), and a call into the rest before it has arrived, a
+  // reader's click on the player, loads it synchronously (src/ui/split.rs). A build that is not split has no
+  // rest.
   let exports = null;
   let rest = null;
   let pending = null;
   let loaded = false;
   const restUrl = () => document.querySelector('meta[name=outbox-playground-rest]')?.content;
+  const afterRest = []; // whenLoaded's functions
+  let refused = null; // why the last prefetch failed
+  const whole = () => loaded || (exports && !('__rest_loaded' in exports)); // done, or a module not split
+  // An address that starts from a history, a preset's or a link's (`#t=…`, `#check?…`, or one that cannot be
+  // read), needs the rest before the player can draw it: it is fetched beside the first load, once the
+  // document is parsed (index.html names it after this script).
+  const early = /(?:^|&)preset=/.test(location.search.slice(1)) || location.hash.length > 1;
+  if (early) {
+    document.addEventListener('readystatechange', () => window.outboxSplit.prefetch(), { once: true });
+  }
+  // Offline, most likely: the page cannot go on with what needs the rest, and says so once.
+  const failed = (e) => {
+    if (document.querySelector('[data-testid=rest-failed]')) return;
+    const panel = document.createElement('div');
+    panel.className = 'panic-panel';
+    panel.setAttribute('role', 'alert');
+    panel.dataset.testid = 'rest-failed';
+    panel.textContent = root.lang === 'en'
+      ? `Part of the playground could not be loaded (${e.message || e}). Reload the page to try again.`
+      : `部分代码未能加载（${e.message || e}），请重新加载页面再试。`;
+    document.body.prepend(panel);
+  };
   window.outboxSplit = {
     register(e) { exports = e; },
     prefetch() {
       const url = restUrl();
-      if (!url || pending) return;
+      if (!url || pending || whole()) return pending;
       pending = WebAssembly.compileStreaming(fetch(url)).then((m) => {
         rest ??= m;
         root.dataset.rest = 'compiled'; // for the tests: the next call into the rest needs no request
-      }, () => { pending = null; });
+      }, (e) => {
+        pending = null;
+        refused = new Error(`${url}: ${e.message || e}`);
+        throw refused;
+      });
+      pending.catch(() => { /* the next call into the rest tries again */ });
+      return pending;
+    },
+    // Calls `f` once the rest is instantiated (at once if it is, or if the module is whole), without holding
+    // the page while it downloads. If it cannot be loaded, the page says so, and `f` waits for a later load.
+    whenLoaded(f) {
+      if (whole()) return f();
+      afterRest.push(f);
+      // Already refused: said now, and tried again only by the next call into the rest (a reader's click).
+      if (refused) return failed(refused);
+      Promise.resolve(this.prefetch()).then(() => {
+        try { this.loadRest(); } catch { /* said by loadRest */ }
+      }, failed);
+    },
+    // Calls `f` now, or once the rest is loaded if the address starts from a history (`early`).
+    beforeStart(f) {
+      if (early) this.whenLoaded(f);
+      else f();
     },
     loadRest() {
       const url = restUrl();
-      if (loaded || (exports && !('__rest_loaded' in exports))) return; // done, or a module not split
+      if (whole()) return;
       try {
         // Neither can happen in a build as made; said plainly should a host rewrite the page.
         if (!exports) throw new Error('the module has not registered its exports');
@@ -80,21 +126,14 @@
         }
         new WebAssembly.Instance(rest, { primary: exports });
       } catch (e) {
-        // Offline, most likely: the page cannot go on with this action, and says so once.
-        if (!document.querySelector('[data-testid=rest-failed]')) {
-          const panel = document.createElement('div');
-          panel.className = 'panic-panel';
-          panel.setAttribute('role', 'alert');
-          panel.dataset.testid = 'rest-failed';
-          panel.textContent = root.lang === 'en'
-            ? `Part of the playground could not be loaded (${e.message || e}). Reload the page to try again.`
-            : `部分代码未能加载（${e.message || e}），请重新加载页面再试。`;
-          document.body.prepend(panel);
-        }
+        failed(e);
         throw e;
       }
       exports.__rest_loaded.value = 1;
       loaded = true;
+      // However it was loaded (a click may have needed it first): what waits for it goes on, once the module
+      // has returned from the call that loaded it.
+      queueMicrotask(() => afterRest.splice(0).forEach((f) => f()));
     },
     restModule() { return loaded ? rest : null; },
   };

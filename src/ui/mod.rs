@@ -199,9 +199,13 @@ fn App() -> Html {
             run_soon(move || {
                 // Should SQLite fail here, opening the page's databases fails too, and says so.
                 let _ = outbox_core::protocol::system::System::warm_up();
-                run_soon(move || {
-                    let opened = open_databases(lang);
-                    yield_then(move || started.set(Some(opened)));
+                // A preset's or a link's history is replayed by code in the rest of a split module: the
+                // page waits for it here, not in the middle of a task (`split::before_start`).
+                crate::ui::split::before_start(move || {
+                    run_soon(move || {
+                        let opened = open_databases(lang);
+                        yield_then(move || started.set(Some(opened)));
+                    })
                 });
             });
         });

@@ -1,7 +1,9 @@
-//! The module in two parts (`scripts/split-wasm.mjs`, release builds): what start-up runs, which the page
-//! downloads first, and the rest, which `outboxSplit` (`www/page-start.js` in the page, `www/checker-worker.js`
-//! in the checker's worker) compiles once the player is drawn and instantiates on first use. A build that is
-//! not split (`trunk serve`) has no rest: each call here does nothing.
+//! The module in two parts (`scripts/split-wasm.mjs`, release builds): what the page runs until its player is
+//! drawn, which it downloads first, and the rest, which `outboxSplit` (`www/page-start.js` in the page,
+//! `www/checker-worker.js` in the checker's worker) compiles once the player is interactive. The tools below the
+//! player wait for it ([`when_loaded`]); anything else that calls into it first (a reader's click on the player
+//! before it has arrived) instantiates it then. A build that is not split (`trunk serve`) has no rest: each call
+//! here does nothing, or calls its function at once.
 
 use wasm_bindgen::prelude::*;
 
@@ -17,6 +19,14 @@ extern "C" {
     /// split module's stubs call this same import before their first call into the rest.
     #[wasm_bindgen(catch, js_namespace = outboxSplit, js_name = loadRest)]
     fn load_rest() -> Result<(), JsValue>;
+    /// Calls `f` once the rest is instantiated, without holding the page while it downloads; never, if it
+    /// cannot be loaded (the page then says so).
+    #[wasm_bindgen(catch, js_namespace = outboxSplit, js_name = whenLoaded)]
+    fn when_loaded_js(f: &JsValue) -> Result<(), JsValue>;
+    /// Calls `f` at once, or once the rest is loaded when the page's address starts from a history (a preset,
+    /// a link): that code is in the rest.
+    #[wasm_bindgen(catch, js_namespace = outboxSplit, js_name = beforeStart)]
+    fn before_start_js(f: &JsValue) -> Result<(), JsValue>;
     /// The rest, compiled (`null` when the build is not split), for a worker to instantiate beside its own.
     #[wasm_bindgen(catch, js_namespace = outboxSplit, js_name = restModule)]
     fn rest_module() -> Result<JsValue, JsValue>;
@@ -30,6 +40,37 @@ pub fn register() {
 /// Once the player is drawn: the rest downloads and compiles while the reader reads.
 pub fn prefetch() {
     let _ = prefetch_rest();
+}
+
+/// Runs `f` once the rest is loaded: at once in a build that is not split (or without the loader).
+pub fn when_loaded(f: impl FnOnce() + 'static) {
+    call_once_through(when_loaded_js, f)
+}
+
+/// Runs `f` as the page starts: at once, or once the rest is loaded if the address starts from a history that
+/// needs it (`www/page-start.js` says which).
+pub fn before_start(f: impl FnOnce() + 'static) {
+    call_once_through(before_start_js, f)
+}
+
+/// Hands `f` to a loader hook; runs it here if the hook cannot be called. `f` runs at most once either way.
+fn call_once_through(hook: fn(&JsValue) -> Result<(), JsValue>, f: impl FnOnce() + 'static) {
+    use std::{cell::Cell, rc::Rc};
+    // Whichever way it goes, `f` runs at most once.
+    let f = Rc::new(Cell::new(Some(Box::new(f) as Box<dyn FnOnce()>)));
+    let run = {
+        let f = f.clone();
+        Closure::once_into_js(move || {
+            if let Some(f) = f.take() {
+                f()
+            }
+        })
+    };
+    if hook(&run).is_err() {
+        if let Some(f) = f.take() {
+            f()
+        }
+    }
 }
 
 /// The rest, loaded here and compiled, for the checker's worker (`JsValue::NULL` when the build is not split).
