@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../e2e/server.mjs';
 import { launch } from '../e2e/browser.mjs';
-import { firstLoad, rest } from '../e2e/sizes.mjs';
+import { firstLoad, parts } from '../e2e/sizes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stats = (xs) => {
@@ -47,8 +47,8 @@ for (let i = 0; i < 10; i++) {
   blocking.push(tasks.reduce((sum, d) => sum + Math.max(0, d - 50), 0));
   const t = await page.evaluate(() => {
     const at = (name) => performance.getEntriesByName(name)[0].startTime;
-    // What start-up waits for: not the rest of the split module, which is asked for once the player is drawn.
-    const files = Math.max(...performance.getEntriesByType('resource').filter((r) => !r.name.endsWith('_rest.wasm'))
+    // What start-up waits for: not the parts of the split module, asked for once the player is interactive.
+    const files = Math.max(...performance.getEntriesByType('resource').filter((r) => !/_(history|rest)\.wasm$/.test(r.name))
       .map((r) => r.responseEnd));
     // The header paints first (prerendered into index.html), so this is the header's first contentful paint.
     const paint = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN;
@@ -194,7 +194,7 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
 }
 
 out.size = firstLoad();
-out.rest = rest();
+out.parts = parts();
 out.chromium = browser.version();
 await browser.close();
 await server.close();

@@ -3,7 +3,7 @@
 // of the module's two files.
 import path from 'node:path';
 import { test, expect, ROOT } from './fixtures.mjs';
-import { firstLoad, rest } from './sizes.mjs';
+import { firstLoad, parts } from './sizes.mjs';
 
 const FRAMES = {
   'embed-order': { preset: 3, shown: ['lane', 'projection-A'], hidden: ['advance-A', 'diagram', 'mode-select'],
@@ -55,9 +55,10 @@ for (const width of [360, 960]) {
         expect(await handle.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
       });
     }
-    // The module is in two files (the first load, and the rest: scripts/split-wasm.mjs); each comes once.
-    const files = [...firstLoad().filter((f) => f.file.endsWith('.wasm')), rest()].map((f) => `/${f?.file}`);
-    expect(files, 'index.html names the first load and the rest').toHaveLength(2);
+    // The module is in three files (the first load, its history and rest parts: scripts/split-wasm.mjs); each
+    // comes once.
+    const files = [...firstLoad().filter((f) => f.file.endsWith('.wasm')), ...parts()].map((f) => `/${f?.file}`);
+    expect(files, 'index.html names the first load and both parts').toHaveLength(3);
     expect(wasm.sort(), 'each part of the module is downloaded once for all three frames').toEqual(files.sort());
     expect(errors).toEqual([]);
     await context.close();

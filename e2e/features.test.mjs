@@ -253,8 +253,8 @@ test('the embed build loads from a sub-path, without chrome, from 360 to 960 px 
   const full = await open(sub.url, VIEW);
   await expect(full.locator('header.top')).toHaveCount(1);
   await expect(full.getByTestId('explorer-run')).toHaveCount(1);
-  // The rest of the module (scripts/split-wasm.mjs) comes from the same sub-path.
-  await expect.poll(() => requests.filter((p) => /^\/blog\/outbox\/[^/]+_rest\.wasm$/.test(p)).length).toBe(1);
+  // The parts of the module (scripts/split-wasm.mjs) come from the same sub-path.
+  await expect.poll(() => requests.filter((p) => /^\/blog\/outbox\/[^/]+_(history|rest)\.wasm$/.test(p)).length).toBe(2);
   for (const width of [360, 600, 960]) {
     await test.step(`${width} px`, async () => {
       const page = await open(`${sub.url}?embed`, { viewport: { width, height: 800 } });

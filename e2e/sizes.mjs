@@ -24,10 +24,13 @@ function measure(file) {
   };
 }
 
-/** The rest of a split module (scripts/split-wasm.mjs): the file index.html names for the code start-up does
- * not run, which the page downloads once its player is drawn. `null` for a build that is not split. */
-export function rest() {
+/** The parts of a split module (scripts/split-wasm.mjs) that index.html names, `history` then `rest`: the code
+ * the page does not run until its player is drawn, which it downloads once the player is interactive (or, for
+ * an address that starts from a history, `history` beside the first load). Empty for a build that is not
+ * split. */
+export function parts() {
   const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
-  const m = /<meta name=["']?outbox-playground-rest["']? content=["']?\/?(?:[^"'\s>]*\/)?([^"'\s>/]+\.wasm)/.exec(html);
-  return m ? measure(m[1]) : null;
+  return ['history', 'rest'].map((name) => new RegExp(
+    `<meta name=["']?outbox-playground-${name}["']? content=["']?\\/?(?:[^"'\\s>]*\\/)?([^"'\\s>/]+\\.wasm)`).exec(html))
+    .filter(Boolean).map((m) => ({ ...measure(m[1]), part: /_(\w+)\.wasm$/.exec(m[1])[1] }));
 }

@@ -100,42 +100,62 @@ export function instrument(items, out) {
   return i;
 }
 
-/** Splits the module: `ran[i]` says whether function i ran in the profile. Returns both modules' text. */
-export function split(items, ran, id) {
+/** The files the module is split into besides the primary, in the order of their table slots and of the
+ * profiles that fill them: `history`, what replaying a preset's or a link's history runs beyond the player
+ * (an embed of an experiment needs it as it starts); `rest`, everything else. */
+export const PARTS = ['history', 'rest'];
+
+/** Splits the module: `profiles[p][i]` says whether function i ran in profile p (0: the player's, what the
+ * primary keeps; 1: a history's, what `history` gets). Returns the primary's text and each part's. */
+export function split(items, profiles, id) {
   const funcs = items.filter((it) => it.startsWith(' (func '));
   const heads = funcs.map(header);
   const index = new Map(heads.map((h, i) => [h.name, i]));
   const load = items.find((it) => it.startsWith(' (import ') && LOAD_IMPORT.test(it));
   if (!load) throw new Error('split-wasm: the module imports no outboxSplit.loadRest (src/ui/split.rs)');
   const loadName = /\(func (\$[^\s)]+)/.exec(load)[1];
+  if (!/\(param i32\)\)+$/.test(load)) throw new Error('split-wasm: outboxSplit.loadRest takes no part number (src/ui/split.rs)');
   const table = items.find((it) => /^ \(table \$0 \d+ \d+ funcref\)$/.test(it));
   if (!table) throw new Error('split-wasm: no fixed-size function table $0');
   const base = Number(/\$0 (\d+)/.exec(table)[1]);
 
-  const keep = new Set([...funcs.keys()].filter((i) => ran[i]));
+  // What ran, and the small functions it calls directly, two calls deep.
+  const withCallees = (seed) => {
+    const set = new Set(seed);
+    for (let depth = 0; depth < 2; depth++) {
+      for (const i of [...set]) {
+        for (const m of funcs[i].matchAll(/\((?:call|return_call) (\$[^\s)]+)/g)) {
+          const callee = index.get(m[1]);
+          if (callee !== undefined && funcs[callee].length <= CALLEE_TEXT) set.add(callee);
+        }
+      }
+    }
+    return set;
+  };
+  const ran = (p) => [...funcs.keys()].filter((i) => profiles[p][i]);
   // The same for small functions called through the table (closures, trait objects): hashbrown's probe takes
   // its key comparison as a `&dyn FnMut`.
+  const tabled = [];
   for (const elem of items.filter((it) => it.startsWith(' (elem '))) {
     for (const m of elem.slice(elem.indexOf(' func ') + 1).matchAll(/\$[^\s)]+/g)) {
       const i = index.get(m[0]);
-      if (i !== undefined && funcs[i].length <= CALLEE_TEXT) keep.add(i);
+      if (i !== undefined && funcs[i].length <= CALLEE_TEXT) tabled.push(i);
     }
   }
-  for (let depth = 0; depth < 2; depth++) {
-    for (const i of [...keep]) {
-      for (const m of funcs[i].matchAll(/\((?:call|return_call) (\$[^\s)]+)/g)) {
-        const callee = index.get(m[1]);
-        if (callee !== undefined && funcs[callee].length <= CALLEE_TEXT) keep.add(callee);
-      }
-    }
+  const keep = withCallees([...ran(0), ...tabled]);
+  const history = withCallees(ran(1));
+  // Each moved function's part; the primary keeps the rest of them, and those smaller than a stub.
+  const partOf = new Map();
+  for (const i of funcs.keys()) {
+    if (!keep.has(i) && funcs[i].length >= MIN_TEXT) partOf.set(i, history.has(i) ? 0 : 1);
   }
-  const moved = [...funcs.keys()].filter((i) => !keep.has(i) && funcs[i].length >= MIN_TEXT);
-  const rest = moved.map((i) => funcs[i]);
-  const restNames = new Set(moved.map((i) => heads[i].name));
-  const slot = new Map([...restNames].map((n, i) => [n, base + i]));
-  const size = base + restNames.size;
+  const moved = PARTS.map((_, p) => [...partOf].filter(([, q]) => q === p).map(([i]) => i));
+  const names = moved.map((list) => new Set(list.map((i) => heads[i].name)));
+  const slot = new Map(moved.flat().map((i, k) => [heads[i].name, base + k]));
+  const size = base + slot.size;
 
-  // What the rest calls or takes the address of in the primary: defined functions and imports alike.
+  // What each part calls or takes the address of outside itself: the primary's functions (a stub, for a
+  // function of another part), and imports alike.
   const imports = new Map();
   for (const it of items) {
     if (/^ \(import "[^"]+" "[^"]+" \(func /.test(it)) {
@@ -143,12 +163,17 @@ export function split(items, ran, id) {
       imports.set(h.name, h);
     }
   }
-  const needed = new Set();
-  for (const f of rest) {
-    for (const m of f.matchAll(/\((?:call|return_call|ref\.func) (\$[^\s)]+)/g)) {
-      if (!restNames.has(m[1])) needed.add(m[1]);
+  const neededBy = moved.map((list, p) => {
+    const needed = new Set();
+    for (const i of list) {
+      for (const m of funcs[i].matchAll(/\((?:call|return_call|ref\.func) (\$[^\s)]+)/g)) {
+        if (!names[p].has(m[1])) needed.add(m[1]);
+      }
     }
-  }
+    return needed;
+  });
+  const needed = [...new Set(neededBy.flatMap((n) => [...n]))];
+  const exportOf = new Map(needed.map((n, i) => [n, `~${i.toString(36)}`]));
   const signature = (name) => {
     const h = index.has(name) ? heads[index.get(name)] : imports.get(name);
     if (!h) throw new Error(`split-wasm: the rest calls ${name}, which is neither a function nor an import`);
@@ -160,30 +185,33 @@ export function split(items, ran, id) {
   // Parameters named by index (`$0`…), as binaryen prints them, where a function defines them.
   const sig = (h, named = false) => (named ? h.params.map((t, i) => ` (param $${i} ${t})`).join('') : h.params.length ? ` (param ${h.params.join(' ')})` : '')
     + (h.results.length ? ` (result ${h.results.join(' ')})` : '');
+  const flag = (p) => `$__${PARTS[p]}_loaded`;
   let f = 0;
   const primary = items.map((it) => {
     if (it === table) return ` (table $0 ${size} ${size} funcref)`;
     if (!it.startsWith(' (func ')) return it;
-    const h = heads[f++];
-    if (!restNames.has(h.name)) return it;
-    return ` (func ${h.name}${sig(h, true)}\n  (if (i32.eqz (global.get $__rest_loaded)) (then (call ${loadName})))\n`
+    const i = f++;
+    const h = heads[i];
+    if (!partOf.has(i)) return it;
+    const p = partOf.get(i);
+    return ` (func ${h.name}${sig(h, true)}\n  (if (i32.eqz (global.get ${flag(p)})) (then (call ${loadName} (i32.const ${p}))))\n`
       + `  (call_indirect $0${sig(h)}${args(h.params)} (i32.const ${slot.get(h.name)}))\n )`;
   });
-  // The primary's exports for the rest: short names (there are hundreds) that no Rust or wasm-bindgen export
+  // The primary's exports for the parts: short names (there are hundreds) that no Rust or wasm-bindgen export
   // can take (`~` and `^` are no identifier characters).
   const exports = [
-    ' (global $__rest_loaded (mut i32) (i32.const 0))',
-    ' (export "__rest_loaded" (global $__rest_loaded))',
-    // Named for this build (`id`): a rest from another build cannot link against this primary, whose slots it
+    ...PARTS.flatMap((name, p) => [` (global ${flag(p)} (mut i32) (i32.const 0))`,
+      ` (export "__${name}_loaded" (global ${flag(p)}))`]),
+    // Named for this build (`id`): a part from another build cannot link against this primary, whose slots it
     // would fill with functions of its own build.
     ` (export "__rest_table_${id}" (table $0))`,
     ...globals.map((g, i) => ` (export "^${i}" (global ${/^ \(global (\$\S+)/.exec(g)[1]}))`),
-    ...[...needed].map((n, i) => ` (export "~${i.toString(36)}" (func ${n}))`),
+    ...needed.map((n) => ` (export "${exportOf.get(n)}" (func ${n}))`),
   ];
 
   const memory = items.find((it) => it.startsWith(' (memory '));
   const externrefs = items.find((it) => /^ \(table \$1 \d+ externref\)$/.test(it));
-  const secondary = [
+  const parts = moved.map((list, p) => [
     ...items.filter((it) => it.startsWith(' (type ')),
     ` (import "primary" "memory" (memory $0 ${/^ \(memory \$\S+ (.*)\)$/.exec(memory)[1]}))`,
     ` (import "primary" "__rest_table_${id}" (table $0 ${size} ${size} funcref))`,
@@ -193,17 +221,17 @@ export function split(items, ran, id) {
       if (!m) throw new Error(`split-wasm: unexpected global ${g.slice(0, 80)}`);
       return ` (import "primary" "^${i}" (global ${m[1]} ${m[2]}))`;
     }),
-    ...[...needed].map((n, i) => ` (import "primary" "~${i.toString(36)}" (func ${n}${sig(signature(n))}))`),
-    ` (elem (table $0) (i32.const ${base}) func ${[...restNames].join(' ')})`,
-    ...rest,
-  ];
-  // The stubs read the flag: it goes with the globals, before the functions.
+    ...[...neededBy[p]].map((n) => ` (import "primary" "${exportOf.get(n)}" (func ${n}${sig(signature(n))}))`),
+    ...(list.length ? [` (elem (table $0) (i32.const ${slot.get(heads[list[0]].name)}) func ${list.map((i) => heads[i].name).join(' ')})`] : []),
+    ...list.map((i) => funcs[i]),
+  ]);
+  // The stubs read the flags: they go with the globals, before the functions.
   const firstFunc = primary.findIndex((it) => it.startsWith(' (func '));
   primary.splice(firstFunc, 0, ...exports);
   return {
     primary: `(module\n${primary.join('\n')}\n)\n`,
-    secondary: `(module\n${secondary.join('\n')}\n)\n`,
-    counts: { functions: funcs.length, split: restNames.size, imported: needed.size },
+    parts: parts.map((part) => `(module\n${part.join('\n')}\n)\n`),
+    counts: { functions: funcs.length, moved: moved.map((l) => l.length), imported: needed.length },
   };
 }
 
@@ -216,8 +244,8 @@ function prefixOf(html, name) {
   return link[1];
 }
 
-/** Runs the hook on a Trunk staging directory. `profileWith(items, name)` returns the profile: byte i is 1 if
- * function i ran. */
+/** Runs the hook on a Trunk staging directory. `profileWith(items, name)` returns the profiles (one per kind
+ * of visit, `split`'s): byte i is 1 if function i ran. */
 export async function splitStaged(dir, profileWith) {
   const htmlPath = path.join(dir, 'index.html');
   let html = fs.readFileSync(htmlPath, 'utf8');
@@ -227,28 +255,28 @@ export async function splitStaged(dir, profileWith) {
   const before = fs.readFileSync(file);
   const items = parse(wat(file));
 
-  const profile = await profileWith(items, name);
+  const profiles = await profileWith(items, name);
   const funcs = items.filter((it) => it.startsWith(' (func ')).length;
-  const ran = Array.from({ length: funcs }, (_, i) => profile[i] === 1);
-  const id = crypto.createHash('sha256').update(before).update(ran.map(Number).join('')).digest('hex').slice(0, 16);
-  const { primary, secondary, counts } = split(items, ran, id);
+  const ran = profiles.map((profile) => Array.from({ length: funcs }, (_, i) => profile[i] === 1));
+  const id = crypto.createHash('sha256').update(before).update(ran.map((r) => r.map(Number).join('')).join('/'))
+    .digest('hex').slice(0, 16);
+  const { primary, parts, counts } = split(items, ran, id);
 
-  // Optimised again as parts (-Oz, as Trunk's wasm-opt did the whole): the stubs and the exports the rest needs
-  // are new code, and each part loses what only the other used. Measured: the first load 1.2 KB gzip smaller.
+  // Optimised again as parts (-Oz, as Trunk's wasm-opt did the whole): the stubs and the exports the parts need
+  // are new code, and each part loses what only the others used. Measured: the first load 1.2 KB gzip smaller.
   assemble(primary, file, ['-Oz']);
-  const restTmp = path.join(dir, 'rest.wasm');
-  assemble(secondary, restTmp, ['-Oz']);
-  const restBytes = fs.readFileSync(restTmp);
-  const restName = name.replace(/_bg\.wasm$/, `-${id}_rest.wasm`);
-  fs.renameSync(restTmp, path.join(dir, restName));
-
   const oldHash = sri(before);
   if (!html.includes(oldHash)) throw new Error('split-wasm: index.html does not name the module by its hash');
   html = html.replaceAll(oldHash, sri(fs.readFileSync(file)));
-  // With the same public URL prefix as the module's own address.
-  html = html.replace('</head>', `<meta name=outbox-playground-rest content=${prefixOf(html, name)}${restName}></head>`);
+  const files = PARTS.map((part, p) => {
+    const partName = name.replace(/_bg\.wasm$/, `-${id}_${part}.wasm`);
+    assemble(parts[p], path.join(dir, partName), ['-Oz']);
+    // With the same public URL prefix as the module's own address.
+    html = html.replace('</head>', `<meta name=outbox-playground-${part} content=${prefixOf(html, name)}${partName}></head>`);
+    return { name: partName, bytes: fs.statSync(path.join(dir, partName)).size };
+  });
   fs.writeFileSync(htmlPath, html);
-  return { ...counts, primary: fs.statSync(file).size, rest: restBytes.length, before: before.length, restName };
+  return { ...counts, primary: fs.statSync(file).size, files, before: before.length };
 }
 
 /** What a reader does with the player before the tools below it have arrived: its buttons, an arrival order,
@@ -278,23 +306,30 @@ async function usePlayer(page, idle) {
   await act(() => page.getByTestId('reset').click());
 }
 
-/** The addresses a reader's first visits start from: the playground in each language, on a phone (the diagram
- * a tab) and wider, and embedded, whole or a few panels. `use`: then the player, as `usePlayer` uses it. An
- * address that starts from a history (a preset, a link) waits for the rest before it draws
- * (`outboxSplit.beforeStart`): those visits stop there. */
+/** The addresses a reader's first visits start from, and what each profiles (`split`'s profiles):
+ * 0, the player: the playground in each language, on a phone (the diagram a tab) and wider, embedded whole or
+ * a few panels, then (`use`) the player as `usePlayer` uses it; and an address that starts from a history (a
+ * preset, a link) up to where it waits for that history's code (`waits`: `outboxSplit.beforeStart`).
+ * 1, a history: the same addresses drawn, with that code there: each of the twelve experiments as an article
+ * embeds it (violations explained, crashes, resends), a share link (`link`: one made in the page first), and a
+ * link that cannot be read. */
 const VISITS = [
   { search: '', lang: 'en', use: true },
   { search: '', lang: 'zh-Hans', use: true, viewport: { width: 360, height: 740 }, tabs: true },
   { search: '', lang: 'en' },
   { search: '?embed', lang: 'zh-Hans' },
   { search: '?embed&view=crash,consumer,diagram', lang: 'en' },
-  // Up to where they wait for the rest: reading the address, the header, SQLite's warm-up.
   { search: '?embed&preset=3&view=wire,consumer', lang: 'en', waits: true },
   { search: '?preset=5', lang: 'zh-Hans', waits: true },
   { search: '#t=AAAA', lang: 'en', waits: true },
+  ...Array.from({ length: 12 }, (_, i) => ({ profile: 1, search: `?embed&preset=${i + 1}`, lang: i % 2 ? 'zh-Hans' : 'en' })),
+  { profile: 1, search: '', lang: 'en', link: true },
+  { profile: 1, search: '?preset=5', lang: 'zh-Hans' },
+  { profile: 1, search: '#t=AAAA', lang: 'en' },
 ];
 
-/** Loads the instrumented module in headless Chromium on each of VISITS; returns which functions ran. */
+/** Loads the instrumented module in headless Chromium on each of VISITS; returns which functions ran, one
+ * profile per kind of visit. */
 export async function profileInChromium(items, name, dir) {
   const { serve } = await import('../e2e/server.mjs');
   const { launch } = await import('../e2e/browser.mjs');
@@ -306,26 +341,37 @@ export async function profileInChromium(items, name, dir) {
   fs.writeFileSync(html, fs.readFileSync(html, 'utf8').replace(/ integrity=["']?sha384-[A-Za-z0-9+/=]+["']?/g, ''));
   const server = await serve(copy, { prefix: prefixOf(fs.readFileSync(html, 'utf8'), name) });
   const browser = await launch();
-  const ran = new Uint8Array(count);
+  const ran = [new Uint8Array(count), new Uint8Array(count)];
   try {
+    // A session's share link, made as a reader makes one (its clicks are not part of any profile).
+    const maker = await browser.newPage();
+    await maker.goto(server.url);
+    for (const id of ['order-312', 'deliver-all', 'process-all', 'copy-link']) await maker.getByTestId(id).click();
+    const fragment = new URL(await maker.getByTestId('share-link').inputValue()).hash;
+    if (!/^#t=/.test(fragment)) throw new Error(`split-wasm: no share link to profile (${fragment})`);
+    await maker.close();
     for (const visit of VISITS) {
       const context = await browser.newContext({ viewport: visit.viewport ?? { width: 1280, height: 800 } });
-      await context.addInitScript((lang) => {
+      await context.addInitScript(([lang, history]) => {
         localStorage.setItem('lang', lang);
         addEventListener('TrunkApplicationStarted', (e) => { window.__exports = e.detail.wasm; });
         // The rest never arrives here: what waits for it (the tools below the player, the twelve experiments'
-        // check) does not run, and everything else the page does meanwhile does.
+        // check; a history, unless this profile is the history's) does not run, and everything else the page
+        // does meanwhile does.
         let split;
         Object.defineProperty(window, 'outboxSplit', {
           configurable: true,
           get: () => split,
-          set: (loader) => { split = { ...loader, whenLoaded() { window.__waiting = true; } }; },
+          set: (loader) => {
+            const wait = () => { window.__waiting = true; };
+            split = { ...loader, whenLoaded: wait, beforeStart: (f) => (loader.early && !history ? wait() : f()) };
+          },
         });
-      }, visit.lang);
+      }, [visit.lang, visit.profile === 1]);
       const page = await context.newPage();
       const errors = [];
       page.on('pageerror', (e) => errors.push(String(e)));
-      await page.goto(`${server.url}${visit.search}`);
+      await page.goto(`${server.url}${visit.search}${visit.link ? fragment : ''}`);
       // Start-up is over when the page has drawn its player and its panels, and then the browser finds the
       // main thread idle: every slice of start-up up to the tools has run.
       const idle = async () => {
@@ -345,7 +391,7 @@ export async function profileInChromium(items, name, dir) {
       if (visit.use) await usePlayer(page, idle);
       if (errors.length) throw new Error(`split-wasm: the profiled page failed: ${errors.join('; ')}`);
       const marks = await page.evaluate((n) => Array.from(new Uint8Array(window.__exports.__profile.buffer, 0, n)), count);
-      marks.forEach((m, i) => { ran[i] |= m; });
+      marks.forEach((m, i) => { ran[visit.profile ?? 0][i] |= m; });
       await context.close();
     }
   } finally {
@@ -363,5 +409,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const dir = process.env.TRUNK_STAGING_DIR;
   if (!dir) throw new Error('split-wasm: TRUNK_STAGING_DIR is not set (run by Trunk as a post_build hook)');
   const r = await splitStaged(dir, (items, name) => profileInChromium(items, name, dir));
-  console.log(`split-wasm: ${r.split} of ${r.functions} functions moved to the rest: ${r.before} → ${r.primary} + ${r.restName} ${r.rest} bytes`);
+  console.log(`split-wasm: ${r.moved.join(' + ')} of ${r.functions} functions moved out: ${r.before} → ${r.primary} + `
+    + r.files.map((f) => `${f.name} ${f.bytes}`).join(' + ') + ' bytes');
 }

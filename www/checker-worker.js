@@ -4,12 +4,13 @@
 // and what it found back.
 onmessage = async ({ data }) => {
   onmessage = null;
-  // A split module's search is in its rest: without it the first call into the rest would trap, unexplained.
+  // A split module's search is in its parts: without them the first call into one would trap, unexplained.
   if (!data.rest && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
     postMessage({ kind: 'failed', message: 'the checker\'s worker was not handed the rest of the module' });
     return;
   }
-  // The split module's loader, as in the page (www/page-start.js), with the rest already compiled.
+  // The split module's loader, as in the page (www/page-start.js), with the parts (`history`, `rest`) already
+  // compiled.
   let exports = null;
   let loaded = false;
   globalThis.outboxSplit = {
@@ -19,8 +20,10 @@ onmessage = async ({ data }) => {
     beforeStart(f) { f(); },
     loadRest() {
       if (loaded || !data.rest) return;
-      new WebAssembly.Instance(data.rest, { primary: exports });
-      exports.__rest_loaded.value = 1;
+      for (const [i, name] of ['history', 'rest'].entries()) {
+        new WebAssembly.Instance(data.rest[i], { primary: exports });
+        exports[`__${name}_loaded`].value = 1;
+      }
       loaded = true;
     },
     restModule() { return data.rest ?? null; },

@@ -40,28 +40,27 @@
     root.lang = next;
   });
 
-  // The rest of a split module (scripts/split-wasm.mjs, release builds): the code the page does not run until
-  // its player is drawn, in a file of its own that index.html names. The module registers its exports as it
-  // starts and asks for the rest once the player is interactive (downloaded and compiled off the main thread);
-  // the tools below the player wait for it (`whenLoaded`), and a call into the rest before it has arrived, a
-  // reader's click on the player, loads it synchronously (src/ui/split.rs). A build that is not split has no
-  // rest.
+  // The parts of a split module (scripts/split-wasm.mjs, release builds): the code the page does not run until
+  // its player is drawn, in files of their own that index.html names: `history` (replaying a preset's or a
+  // link's history) and `rest` (everything else). The module registers its exports as it starts and asks for
+  // them once the player is interactive (downloaded and compiled off the main thread); the tools below the
+  // player wait for both (`whenLoaded`), an address that starts from a history for `history` (`beforeStart`),
+  // and a call into a part before it has arrived, a reader's click, loads it synchronously (src/ui/split.rs).
+  // A build that is not split has no parts.
   let exports = null;
-  let rest = null;
-  let pending = null;
-  let loaded = false;
-  const restUrl = () => document.querySelector('meta[name=outbox-playground-rest]')?.content;
-  const afterRest = []; // whenLoaded's functions
-  let refused = null; // why the last prefetch failed
-  const whole = () => loaded || (exports && !('__rest_loaded' in exports)); // done, or a module not split
+  const parts = ['history', 'rest'].map((name) => ({ name, module: null, pending: null, loaded: false, refused: null }));
+  const urlOf = (part) => document.querySelector(`meta[name=outbox-playground-${part.name}]`)?.content;
+  const afterRest = []; // [parts, f]: whenLoaded's and beforeStart's functions
+  const whole = () => exports && !('__rest_loaded' in exports); // a module not split
+  const loaded = (list) => whole() || list.every((part) => part.loaded);
   // An address that starts from a history, a preset's or a link's (`#t=…`, `#check?…`, or one that cannot be
-  // read), needs the rest before the player can draw it: it is fetched beside the first load, once the
+  // read), needs `history` before the player can draw it: it is fetched beside the first load, once the
   // document is parsed (index.html names it after this script).
   const early = /(?:^|&)preset=/.test(location.search.slice(1)) || location.hash.length > 1;
   if (early) {
-    document.addEventListener('readystatechange', () => window.outboxSplit.prefetch(), { once: true });
+    document.addEventListener('readystatechange', () => fetchPart(parts[0]), { once: true });
   }
-  // Offline, most likely: the page cannot go on with what needs the rest, and says so once.
+  // Offline, most likely: the page cannot go on with what needs a part, and says so once.
   const failed = (e) => {
     if (document.querySelector('[data-testid=rest-failed]')) return;
     const panel = document.createElement('div');
@@ -73,69 +72,83 @@
       : `部分代码未能加载（${e.message || e}），请重新加载页面再试。`;
     document.body.prepend(panel);
   };
-  window.outboxSplit = {
-    register(e) { exports = e; },
-    prefetch() {
-      const url = restUrl();
-      if (!url || pending || whole()) return pending;
-      pending = WebAssembly.compileStreaming(fetch(url)).then((m) => {
-        rest ??= m;
-        root.dataset.rest = 'compiled'; // for the tests: the next call into the rest needs no request
-      }, (e) => {
-        pending = null;
-        refused = new Error(`${url}: ${e.message || e}`);
-        throw refused;
-      });
-      pending.catch(() => { /* the next call into the rest tries again */ });
-      return pending;
-    },
-    // Calls `f` once the rest is instantiated (at once if it is, or if the module is whole), without holding
-    // the page while it downloads. If it cannot be loaded, the page says so, and `f` waits for a later load.
-    whenLoaded(f) {
-      if (whole()) return f();
-      afterRest.push(f);
-      // Already refused: said now, and tried again only by the next call into the rest (a reader's click).
-      if (refused) return failed(refused);
-      Promise.resolve(this.prefetch()).then(() => {
-        try { this.loadRest(); } catch { /* said by loadRest */ }
+  function fetchPart(part) {
+    const url = urlOf(part);
+    if (!url || part.pending || part.module || whole()) return part.pending;
+    part.pending = WebAssembly.compileStreaming(fetch(url)).then((m) => {
+      part.module ??= m;
+      // For the tests: the next call into the parts needs no request.
+      if (parts.every((p) => p.module)) root.dataset.rest = 'compiled';
+    }, (e) => {
+      part.pending = null;
+      part.refused = new Error(`${url}: ${e.message || e}`);
+      throw part.refused;
+    });
+    part.pending.catch(() => { /* the next call into the part tries again */ });
+    return part.pending;
+  }
+  // Instantiates `part` (fetching it synchronously if it has not arrived: a wasm call cannot wait).
+  function instantiate(part) {
+    if (part.loaded || whole()) return;
+    const url = urlOf(part);
+    try {
+      // Neither can happen in a build as made; said plainly should a host rewrite the page.
+      if (!exports) throw new Error('the module has not registered its exports');
+      if (!url) throw new Error(`index.html names no ${part.name} part of the module`);
+      if (!part.module) {
+        // Not arrived yet: fetched again, synchronously (a binary body read as x-user-defined text).
+        const request = new XMLHttpRequest();
+        request.open('GET', url, false);
+        request.overrideMimeType('text/plain; charset=x-user-defined');
+        request.send();
+        if (request.status !== 200) throw new Error(`${url} answered ${request.status}`);
+        const text = request.responseText;
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+        part.module = new WebAssembly.Module(bytes);
+      }
+      new WebAssembly.Instance(part.module, { primary: exports });
+    } catch (e) {
+      failed(e);
+      throw e;
+    }
+    exports[`__${part.name}_loaded`].value = 1;
+    part.loaded = true;
+    // However it was loaded (a click may have needed it first): what waits for it goes on, once the module has
+    // returned from the call that loaded it.
+    queueMicrotask(() => {
+      for (const entry of afterRest.splice(0)) {
+        if (loaded(entry[0])) entry[1]();
+        else afterRest.push(entry);
+      }
+    });
+  }
+  // Calls `f` once `list` is instantiated (at once if it is, or if the module is whole), without holding the
+  // page while it downloads. If a part cannot be loaded, the page says so, and `f` waits for a later load.
+  function after(list, f) {
+    if (loaded(list)) return f();
+    afterRest.push([list, f]);
+    // Already refused: said now, and tried again only by the next call into the part (a reader's click).
+    const refused = list.find((part) => part.refused && !part.loaded)?.refused;
+    if (refused) return failed(refused);
+    for (const part of list) {
+      Promise.resolve(fetchPart(part)).then(() => {
+        try { instantiate(part); } catch { /* said by instantiate */ }
       }, failed);
-    },
-    // Calls `f` now, or once the rest is loaded if the address starts from a history (`early`).
+    }
+  }
+  window.outboxSplit = {
+    early,
+    register(e) { exports = e; },
+    prefetch() { parts.forEach(fetchPart); },
+    whenLoaded(f) { after(parts, f); },
+    // Calls `f` now, or once `history` is loaded if the address starts from a history (`early`).
     beforeStart(f) {
-      if (early) this.whenLoaded(f);
+      if (early) after([parts[0]], f);
       else f();
     },
-    loadRest() {
-      const url = restUrl();
-      if (whole()) return;
-      try {
-        // Neither can happen in a build as made; said plainly should a host rewrite the page.
-        if (!exports) throw new Error('the module has not registered its exports');
-        if (!url) throw new Error('index.html names no rest of the module');
-        if (!rest) {
-          // Not arrived yet: fetched again, synchronously (a binary body read as x-user-defined text).
-          const request = new XMLHttpRequest();
-          request.open('GET', url, false);
-          request.overrideMimeType('text/plain; charset=x-user-defined');
-          request.send();
-          if (request.status !== 200) throw new Error(`${url} answered ${request.status}`);
-          const text = request.responseText;
-          const bytes = new Uint8Array(text.length);
-          for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
-          rest = new WebAssembly.Module(bytes);
-        }
-        new WebAssembly.Instance(rest, { primary: exports });
-      } catch (e) {
-        failed(e);
-        throw e;
-      }
-      exports.__rest_loaded.value = 1;
-      loaded = true;
-      // However it was loaded (a click may have needed it first): what waits for it goes on, once the module
-      // has returned from the call that loaded it.
-      queueMicrotask(() => afterRest.splice(0).forEach((f) => f()));
-    },
-    restModule() { return loaded ? rest : null; },
+    loadRest(p) { instantiate(parts[p]); },
+    restModule() { return parts.every((part) => part.loaded) ? parts.map((part) => part.module) : null; },
   };
 
   // In embed mode inside a frame, tell the parent page the playground's height whenever it changes, so the
