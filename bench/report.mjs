@@ -92,15 +92,17 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 
 ## What limits each figure, and what would move it
 - **Size.** The wasm is ${f(b.size.find((x) => x.file.endsWith('.wasm')).gzip / 1024)} KiB of the total gzip; the target, "${budget.target_gzip_bytes / 1000} KB", is read as
-  ${budget.target_gzip_bytes.toLocaleString('en-US')} bytes. The largest step: the module is split (\`scripts/split-wasm.mjs\`, ARCHITECTURE.md), the first
-  load holding only what start-up runs, in either language, from a share link and as an embed of any experiment,
-  and the small functions that calls: 487,712 → 397,860 B gzip when it was made (−90 KB). What went to the rest:
-  a third of it SQLite code start-up never reaches, then the checker's search and state, generic collections'
-  code they use, the explorer, and most buttons' handlers. The margin under the target is small (2 KB when the
-  split was made): code that start-up runs counts in full. What the reader gets, side by side in one run on a
-  slow network (Chrome's throttling, 150 ms a request, 1.6 Mbit/s), 7 first visits each, alternating: the
-  player interactive at 2,413 ms whole, 2,069 ms split; the twelve experiments checked at 2,741 and 2,247 ms
-  (the table's slow-network row is this run's own). Before the split, from \`twiggy\`: SQLite was about half the code, Yew most of the rest. Done then: SQLite trimmed
+  ${budget.target_gzip_bytes.toLocaleString('en-US')} bytes. The largest steps: the module is split (\`scripts/split-wasm.mjs\`, ARCHITECTURE.md), the first
+  load holding only what start-up ran, and the small functions that calls: 487,712 → 397,860 B gzip (−90 KB);
+  then the first load cut at the player (what runs until the player and its panels are drawn, and the player
+  as a reader uses it), with a preset's or a link's history in a part of its own and the tools below the player
+  in the rest: → 354,659 B (−43 KB). Side by side on a slow network (Chrome's throttling, 150 ms a request,
+  1.6 Mbit/s), 7 first visits each when the split was made: the player interactive at 2,413 ms whole, 2,069 ms
+  split; 5 each when the first load was cut at the player, against the split before it: interactive 2,045 →
+  1,869 ms, an embed of experiment 3 2,072 → 2,057 ms (it fetches the history part beside the first load), an
+  unreadable link 2,676 → 2,031 ms, and the twelve experiments checked 2,154 → 2,771 ms (the tools below the
+  player now wait for the other parts, 154 KB gzip, asked for once the player is interactive). Locally, 10
+  each: interactive 206 → 199 ms, the embed 227 → 255 ms. The table's slow-network row is this run's own. Before the split, from \`twiggy\`: SQLite was about half the code, Yew most of the rest. Done then: SQLite trimmed
   to what the protocol runs — features and extensions out, and the statements it never issues (ALTER TABLE,
   views, virtual tables, PRAGMA, VACUUM…) compiled out with the pre-generated parser's references stood in for
   (−34 KB); a hand-written trace reader (−24 KB); no serde-derived \`Deserialize\` and no \`f64\` formatting
@@ -115,8 +117,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   \`index.html\` in both languages (Yew's server renderer, run natively on the page's own header function), so it
   paints from the HTML alone (the stylesheet is inlined), like the floor: a static copy of the same first screen (its
   whole DOM and stylesheet, no script) first paints at ${mmm(b.static_fcp_ms, 0, ' ms')} in a fresh profile. The rest of the screen waits for
-  the module: the files take ~${f(ph.files.median, 0)} ms from a local server (the rest of the split module, which comes after the player
-  is drawn, not counted), then V8 compiles each function of the 0.9 MB primary on its
+  the module: the files take ~${f(ph.files.median, 0)} ms from a local server (the other parts of the split module, which come after the
+  player is drawn, not counted), then V8 compiles each function of the 0.78 MB primary on its
   first call (SQLite's in the warm-up and as the databases open, Yew's as the player draws). On a return visit V8 reuses
   the compiled module and the page is up in ${f(b.tti_warm_ms.median, 0)} ms. What would move the first visit's interactive time: a
   smaller module, or prerendering the player's first state too (its tables are SQLite's answers, which the
@@ -141,6 +143,10 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   download it simulates: side by side, 6 Lighthouse mobile runs each (interleaved in threes), the LCP when the
   module won the race 2,850–2,859 ms whole, 2,551–2,558 ms split (it won 5 of 6 runs of each); when the paint
   won, 0.95–0.98 s for both. Asking for the module with \`fetchpriority=low\` changed nothing (3 of 3 won).
+  Trimming the primary by 11 KB brotli then moved that LCP by 2 ms (2,554 ms): Lantern simulates a download in
+  whole round trips, about 30 KB each on its slow 4G, so only a step below about 289 KB brotli saves one (150
+  ms). Cutting the first load at the player (282 KB brotli) did: 2,404–2,406 ms when the module wins the race
+  (ARCHITECTURE.md, Decisions). The margin to the next step up is about 7 KB brotli.
 - **The stylesheet and \`page-start.js\` are inlined in \`index.html\`.** Both used to be requests of their own
   that the first paint waited for: on a slow network, a round trip. With Chrome's own throttling (150 ms a
   request, 1.6 Mbit/s), side by side in one run, 8 loads each alternating: first contentful paint 516 → 288 ms,

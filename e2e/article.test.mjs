@@ -1,6 +1,6 @@
 // End-to-end: the sample article (www/article.html, built beside the playground) with three embedded instances,
 // each opening its experiment with only its section's panels, sized to its content, from one download of each
-// of the module's two files.
+// of the module's three files.
 import path from 'node:path';
 import { test, expect, ROOT } from './fixtures.mjs';
 import { firstLoad, parts } from './sizes.mjs';

@@ -68,6 +68,8 @@ for (const search of ['?embed&preset=3&view=wire,consumer', '?embed&preset=9&vie
 test('an embed that starts from a preset says so when its history cannot be loaded', async ({ browser, dist }) => {
   const { page: p, errors, context } = await page(browser, `${dist.url}?embed&preset=3`, (r) => r.abort());
   await expect(p.getByTestId('rest-failed')).toBeVisible();
+  // Once the page is idle, it has not drawn a player it could not fill.
+  await p.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 2000 })));
   await expect(p.getByTestId('lane')).toHaveCount(0);
   expect(notTheRest(errors)).toEqual([]);
   await context.close();
@@ -101,12 +103,37 @@ test('before the parts have arrived, the player works, the tools wait, and a cli
   const [download] = await Promise.all([p.waitForEvent('download'), p.getByTestId('export').click()]);
   expect(await download.failure()).toBeNull();
   expect(requests.length, 'the held requests, then the ones that loaded what the export needed').toBeGreaterThan(2);
-  expect(requests.slice(2).map(partOf), 'the rest among them').toContain('rest');
-  // The tools wait for both parts: once both are in, they draw, and the experiments are checked.
+  const loaded = requests.slice(2).map(partOf);
+  expect(loaded, 'the rest among them').toContain('rest');
+  // The tools wait for both parts: with the history's still held, not drawn; once it is in, drawn, and the
+  // experiments are checked.
+  if (!loaded.includes('history')) {
+    await p.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 2000 })));
+    await expect(p.getByTestId('experiments-summary')).toHaveCount(0);
+  }
   await held.get('history').continue();
   await expect(p.getByTestId('experiments-summary')).toContainText('12/12');
   await held.get('rest').continue();
   expect(errors).toEqual([]);
+  await context.close();
+});
+
+test('a part refused once comes through on the next call that needs it, and the page recovers', async ({ browser, dist }) => {
+  const refused = new Set();
+  const { page: p, errors, context } = await page(browser, dist.url, (r) => {
+    const part = partOf(r.request());
+    if (!refused.has(part)) { refused.add(part); return r.abort(); }
+    return r.continue();
+  });
+  await expect(p.getByTestId('rest-failed')).toBeVisible();
+  await expect(p.getByTestId('experiments-summary')).toHaveCount(0);
+  // A click that needs the rest loads it (the network is back); the other part is asked for again, and the
+  // tools the page could not draw are drawn.
+  const [download] = await Promise.all([p.waitForEvent('download'), p.getByTestId('export').click()]);
+  expect(await download.failure()).toBeNull();
+  await expect(p.getByTestId('experiments-summary')).toContainText('12/12');
+  await expect(p.getByTestId('rest-failed')).toHaveCount(0);
+  expect(notTheRest(errors)).toEqual([]);
   await context.close();
 });
 

@@ -231,7 +231,8 @@ export function split(items, profiles, id) {
   return {
     primary: `(module\n${primary.join('\n')}\n)\n`,
     parts: parts.map((part) => `(module\n${part.join('\n')}\n)\n`),
-    counts: { functions: funcs.length, moved: moved.map((l) => l.length), imported: needed.length },
+    counts: { functions: funcs.length, moved: moved.map((l) => l.length), imported: needed.length,
+      map: { base, slots: moved.flat() } },
   };
 }
 
@@ -261,6 +262,8 @@ export async function splitStaged(dir, profileWith) {
   const id = crypto.createHash('sha256').update(before).update(ran.map((r) => r.map(Number).join('')).join('/'))
     .digest('hex').slice(0, 16);
   const { primary, parts, counts } = split(items, ran, id);
+  // For a look at what went where (function indices of the module before the split, per part's slot order).
+  if (process.env.OUTBOX_SPLIT_MAP) fs.writeFileSync(process.env.OUTBOX_SPLIT_MAP, JSON.stringify(counts.map));
 
   // Optimised again as parts (-Oz, as Trunk's wasm-opt did the whole): the stubs and the exports the parts need
   // are new code, and each part loses what only the others used. Measured: the first load 1.2 KB gzip smaller.
@@ -308,7 +311,7 @@ async function usePlayer(page, idle) {
 
 /** The addresses a reader's first visits start from, and what each profiles (`split`'s profiles):
  * 0, the player: the playground in each language, on a phone (the diagram a tab) and wider, embedded whole or
- * a few panels, then (`use`) the player as `usePlayer` uses it; and an address that starts from a history (a
+ * a few panels or only a tool, then (`use`) the player as `usePlayer` uses it; and an address that starts from a history (a
  * preset, a link) up to where it waits for that history's code (`waits`: `outboxSplit.beforeStart`).
  * 1, a history: the same addresses drawn, with that code there: each of the twelve experiments as an article
  * embeds it (violations explained, crashes, resends), a share link (`link`: one made in the page first), and a
@@ -319,6 +322,10 @@ const VISITS = [
   { search: '', lang: 'en' },
   { search: '?embed', lang: 'zh-Hans' },
   { search: '?embed&view=crash,consumer,diagram', lang: 'en' },
+  // Only a tool (drawn once the parts are in): what the page draws around it first.
+  { search: '?view=explorer', lang: 'en' },
+  { search: '?embed&view=checker', lang: 'zh-Hans' },
+  { search: '?embed&view=diagram,log', lang: 'en' },
   { search: '?embed&preset=3&view=wire,consumer', lang: 'en', waits: true },
   { search: '?preset=5', lang: 'zh-Hans', waits: true },
   { search: '#t=AAAA', lang: 'en', waits: true },

@@ -16,7 +16,7 @@ onmessage = async ({ data }) => {
   globalThis.outboxSplit = {
     register(e) { exports = e; },
     prefetch() {},
-    whenLoaded(f) { this.loadRest(); f(); },
+    whenLoaded(f) { globalThis.outboxSplit.loadRest(); f(); },
     beforeStart(f) { f(); },
     loadRest() {
       if (loaded || !data.rest) return;

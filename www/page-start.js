@@ -53,10 +53,12 @@
   const afterRest = []; // [parts, f]: whenLoaded's and beforeStart's functions
   const whole = () => exports && !('__rest_loaded' in exports); // a module not split
   const loaded = (list) => whole() || list.every((part) => part.loaded);
-  // An address that starts from a history, a preset's or a link's (`#t=…`, `#check?…`, or one that cannot be
-  // read), needs `history` before the player can draw it: it is fetched beside the first load, once the
-  // document is parsed (index.html names it after this script).
-  const early = /(?:^|&)preset=/.test(location.search.slice(1)) || location.hash.length > 1;
+  // An address that starts from a history, a preset's or a link's (`#t=…`, or one that cannot be read; a
+  // check link `#check?…` is the checker's, drawn with the tools), needs `history` before the player can draw
+  // it: it is fetched beside the first load, once the document is parsed (index.html names it after this
+  // script).
+  const early = /(?:^|&)preset=/.test(location.search.slice(1))
+    || (location.hash.length > 1 && !location.hash.startsWith('#check?'));
   if (early) {
     document.addEventListener('readystatechange', () => fetchPart(parts[0]), { once: true });
   }
@@ -75,8 +77,14 @@
   function fetchPart(part) {
     const url = urlOf(part);
     if (!url || part.pending || part.module || whole()) return part.pending;
-    part.pending = WebAssembly.compileStreaming(fetch(url)).then((m) => {
+    part.pending = fetch(url).then((response) => {
+      if (!response.ok) throw new Error(`answered ${response.status}`);
+      // A host that does not serve .wasm as application/wasm: compiled from the bytes instead.
+      return response.headers.get('content-type')?.startsWith('application/wasm')
+        ? WebAssembly.compileStreaming(response) : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+    }).then((m) => {
       part.module ??= m;
+      part.refused = null;
       // For the tests: the next call into the parts needs no request.
       if (parts.every((p) => p.module)) root.dataset.rest = 'compiled';
     }, (e) => {
@@ -87,6 +95,9 @@
     part.pending.catch(() => { /* the next call into the part tries again */ });
     return part.pending;
   }
+  // A promise of `part` compiled (`fetchPart`'s, or at once). Not `Promise.resolve(…)`: Trunk's minifier hoists
+  // a method used twice into a variable of its own, and `Promise.resolve` called without its `this` throws.
+  const fetched = async (part) => fetchPart(part);
   // Instantiates `part` (fetching it synchronously if it has not arrived: a wasm call cannot wait).
   function instantiate(part) {
     if (part.loaded || whole()) return;
@@ -114,13 +125,24 @@
     }
     exports[`__${part.name}_loaded`].value = 1;
     part.loaded = true;
+    part.refused = null;
     // However it was loaded (a click may have needed it first): what waits for it goes on, once the module has
-    // returned from the call that loaded it.
+    // returned from the call that loaded it, each in a microtask of its own. What still waits for another part
+    // asks for it again (it may have been refused before this one came through).
     queueMicrotask(() => {
       for (const entry of afterRest.splice(0)) {
-        if (loaded(entry[0])) entry[1]();
-        else afterRest.push(entry);
+        if (loaded(entry[0])) queueMicrotask(entry[1]);
+        else {
+          afterRest.push(entry);
+          for (const other of entry[0]) {
+            if (!other.loaded) {
+              fetched(other).then(() => { try { instantiate(other); } catch { /* said */ } }, () => {});
+            }
+          }
+        }
       }
+      // Everything in: the message that a part could not be loaded no longer holds.
+      if (parts.every((p) => p.loaded)) document.querySelector('[data-testid=rest-failed]')?.remove();
     });
   }
   // Calls `f` once `list` is instantiated (at once if it is, or if the module is whole), without holding the
@@ -132,7 +154,7 @@
     const refused = list.find((part) => part.refused && !part.loaded)?.refused;
     if (refused) return failed(refused);
     for (const part of list) {
-      Promise.resolve(fetchPart(part)).then(() => {
+      fetched(part).then(() => {
         try { instantiate(part); } catch { /* said by instantiate */ }
       }, failed);
     }

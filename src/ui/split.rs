@@ -46,7 +46,7 @@ pub fn prefetch() {
     let _ = prefetch_rest();
 }
 
-/// Runs `f` once the rest is loaded: at once in a build that is not split (or without the loader).
+/// Runs `f` once both parts are loaded: at once in a build that is not split (or without the loader).
 pub fn when_loaded(f: impl FnOnce() + 'static) {
     call_once_through(when_loaded_js, f)
 }
