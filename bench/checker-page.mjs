@@ -39,9 +39,9 @@ for (const n of [1, 2]) {
       const glue = document.querySelector('link[rel=modulepreload]').href;
       const wasm = document.querySelector('link[rel=preload][as=fetch]').href;
       const module = await WebAssembly.compileStreaming(fetch(wasm));
-      // The rest of the split module (scripts/split-wasm.mjs) goes with it, as the page hands it over.
-      const restUrl = document.querySelector('meta[name=outbox-playground-rest]')?.content;
-      const rest = restUrl ? await WebAssembly.compileStreaming(fetch(restUrl)) : null;
+      // The other parts of the split module (scripts/split-wasm.mjs) go with it, as the page hands them over.
+      const urls = ['history', 'rest'].map((part) => document.querySelector(`meta[name=outbox-playground-${part}]`)?.content);
+      const rest = urls.every(Boolean) ? await Promise.all(urls.map((url) => WebAssembly.compileStreaming(fetch(url)))) : null;
       const job = 'flows=2&events=3&resends=1&crashes=1&consumer=strict&producer=atomic';
       const t0 = performance.now();
       const results = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {

@@ -5,7 +5,8 @@
 onmessage = async ({ data }) => {
   onmessage = null;
   // A split module's search is in its parts: without them the first call into one would trap, unexplained.
-  if (!data.rest && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
+  if (!(Array.isArray(data.rest) && data.rest.length === 2)
+    && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
     postMessage({ kind: 'failed', message: 'the checker\'s worker was not handed the rest of the module' });
     return;
   }
