@@ -40,8 +40,11 @@ for (const n of [1, 2]) {
       const wasm = document.querySelector('link[rel=preload][as=fetch]').href;
       const module = await WebAssembly.compileStreaming(fetch(wasm));
       // The other parts of the split module (scripts/split-wasm.mjs) go with it, as the page hands them over.
-      const urls = ['history', 'rest'].map((part) => document.querySelector(`meta[name=outbox-playground-${part}]`)?.content);
-      const rest = urls.every(Boolean) ? await Promise.all(urls.map((url) => WebAssembly.compileStreaming(fetch(url)))) : null;
+      const found = await Promise.all(['history', 'rest'].map(async (name) => {
+        const url = document.querySelector(`meta[name=outbox-playground-${name}]`)?.content;
+        return url && { name, module: await WebAssembly.compileStreaming(fetch(url)) };
+      }));
+      const rest = found.every(Boolean) ? found : null;
       const job = 'flows=2&events=3&resends=1&crashes=1&consumer=strict&producer=atomic';
       const t0 = performance.now();
       const results = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {

@@ -5,13 +5,11 @@
 onmessage = async ({ data }) => {
   onmessage = null;
   // A split module's search is in its parts: without them the first call into one would trap, unexplained.
-  if (!(Array.isArray(data.rest) && data.rest.length === 2)
-    && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
+  if (!Array.isArray(data.rest) && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
     postMessage({ kind: 'failed', message: 'the checker\'s worker was not handed the rest of the module' });
     return;
   }
-  // The split module's loader, as in the page (www/page-start.js), with the parts (`history`, `rest`) already
-  // compiled.
+  // The split module's loader, as in the page (www/page-start.js), with its parts already compiled, by name.
   let exports = null;
   let loaded = false;
   globalThis.outboxSplit = {
@@ -21,8 +19,8 @@ onmessage = async ({ data }) => {
     beforeStart(f) { f(); },
     loadRest() {
       if (loaded || !data.rest) return;
-      for (const [i, name] of ['history', 'rest'].entries()) {
-        new WebAssembly.Instance(data.rest[i], { primary: exports });
+      for (const { name, module } of data.rest) {
+        new WebAssembly.Instance(module, { primary: exports });
         exports[`__${name}_loaded`].value = 1;
       }
       loaded = true;

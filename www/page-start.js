@@ -95,9 +95,12 @@
     part.pending.catch(() => { /* the next call into the part tries again */ });
     return part.pending;
   }
-  // A promise of `part` compiled (`fetchPart`'s, or at once). Not `Promise.resolve(…)`: Trunk's minifier hoists
-  // a method used twice into a variable of its own, and `Promise.resolve` called without its `this` throws.
-  const fetched = async (part) => fetchPart(part);
+  // Instantiates `part` once it has arrived; `onRefused` hears why it did not. (An async function, not
+  // `Promise.resolve(…)`: Trunk's minifier hoists a method used twice into a variable of its own, and
+  // `Promise.resolve` called without its `this` throws.)
+  const arrive = (part, onRefused) => (async () => fetchPart(part))().then(() => {
+    try { instantiate(part); } catch { /* said by instantiate */ }
+  }, onRefused);
   // Instantiates `part` (fetching it synchronously if it has not arrived: a wasm call cannot wait).
   function instantiate(part) {
     if (part.loaded || whole()) return;
@@ -125,7 +128,6 @@
     }
     exports[`__${part.name}_loaded`].value = 1;
     part.loaded = true;
-    part.refused = null;
     // However it was loaded (a click may have needed it first): what waits for it goes on, once the module has
     // returned from the call that loaded it, each in a microtask of its own. What still waits for another part
     // asks for it again (it may have been refused before this one came through).
@@ -134,11 +136,7 @@
         if (loaded(entry[0])) queueMicrotask(entry[1]);
         else {
           afterRest.push(entry);
-          for (const other of entry[0]) {
-            if (!other.loaded) {
-              fetched(other).then(() => { try { instantiate(other); } catch { /* said */ } }, () => {});
-            }
-          }
+          entry[0].filter((other) => !other.loaded).forEach((other) => arrive(other, () => { /* said */ }));
         }
       }
       // Everything in: the message that a part could not be loaded no longer holds.
@@ -153,11 +151,7 @@
     // Already refused: said now, and tried again only by the next call into the part (a reader's click).
     const refused = list.find((part) => part.refused && !part.loaded)?.refused;
     if (refused) return failed(refused);
-    for (const part of list) {
-      fetched(part).then(() => {
-        try { instantiate(part); } catch { /* said by instantiate */ }
-      }, failed);
-    }
+    for (const part of list) arrive(part, failed);
   }
   window.outboxSplit = {
     early,
@@ -170,7 +164,8 @@
       else f();
     },
     loadRest(p) { instantiate(parts[p]); },
-    restModule() { return parts.every((part) => part.loaded) ? parts.map((part) => part.module) : null; },
+    // The parts, compiled, by name, once all are loaded, for the checker's worker.
+    restModule() { return parts.every((part) => part.loaded) ? parts.map(({ name, module }) => ({ name, module })) : null; },
   };
 
   // In embed mode inside a frame, tell the parent page the playground's height whenever it changes, so the

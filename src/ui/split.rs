@@ -30,8 +30,8 @@ extern "C" {
     /// preset, a link).
     #[wasm_bindgen(catch, js_namespace = outboxSplit, js_name = beforeStart)]
     fn before_start_js(f: &JsValue) -> Result<(), JsValue>;
-    /// The parts, compiled, in order (`null` when the build is not split), for a worker to instantiate beside
-    /// its own.
+    /// The parts, compiled, as `{name, module}` once all are loaded (`null` when the build is not split), for a
+    /// worker to instantiate beside its own.
     #[wasm_bindgen(catch, js_namespace = outboxSplit, js_name = restModule)]
     fn rest_module() -> Result<JsValue, JsValue>;
 }
@@ -80,6 +80,7 @@ fn call_once_through(hook: fn(&JsValue) -> Result<(), JsValue>, f: impl FnOnce()
 /// The parts, loaded here and compiled, for the checker's worker (`JsValue::NULL` when the build is not split).
 pub fn module_for_worker() -> Result<JsValue, String> {
     let failed = |e: JsValue| format!("the rest of the module could not be loaded: {e:?}");
+    // Part numbers as the stubs pass them (`scripts/split-wasm.mjs`'s `PARTS`: history, rest).
     for part in 0..2 {
         load_rest(part).map_err(failed)?;
     }
