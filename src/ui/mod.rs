@@ -38,14 +38,17 @@ pub fn start() {
     // hidden tab).
     after_first_screen(|| {
         yew::Renderer::<App>::new().render();
-        // The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own
-        // header: no paint in between, so nothing moves or blinks.
-        if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-            while let Ok(Some(copy)) = document.query_selector("[data-prerender]") {
-                copy.remove();
-            }
-        }
     });
+}
+
+/// The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own header
+/// (the player's first part): no paint in between, so nothing moves or blinks.
+fn remove_first_screen() {
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        while let Ok(Some(copy)) = document.query_selector("[data-prerender]") {
+            copy.remove();
+        }
+    }
 }
 
 /// Runs `f` through `page-start.js`'s `afterFirstScreen`, or at once without it. (The hook itself cannot throw;
@@ -184,11 +187,9 @@ fn open_databases(lang: Lang) -> Started {
 fn App() -> Html {
     let lang = initial_lang();
     let address = use_memo((), |_| address::Address::of_page());
-    // `<html class="embed">` is page-start.js's, set before the first paint.
-    let embed = address.embed;
-    // The databases open in a task of their own, after the header has painted: start-up is a chain of tasks
-    // (the module, the header once the first paint is recorded, SQLite's warm-up, the databases, then the
-    // player's four: `Playground`), each a fraction of what one would be (BENCHMARKS.md has the longest).
+    // The databases open in a task of their own: start-up is a chain of tasks (the module, once the first paint
+    // is recorded, SQLite's warm-up, the databases, then the player's four: `Playground`), each a fraction of
+    // what one would be (BENCHMARKS.md has the longest).
     let started = use_state(|| None::<Started>);
     {
         let started = started.clone();
@@ -210,8 +211,15 @@ fn App() -> Html {
             });
         });
     }
+    // Until then the prerendered header stands for the page's own: drawing the same header twice (once alone,
+    // once with the player) cost a render and a layout on the way to interactive.
+    use_effect_with(started.is_some(), |&started| {
+        if started {
+            remove_first_screen();
+        }
+    });
     match &*started {
-        None => crate::first_screen::header(lang, embed, None),
+        None => html! {},
         Some(Ok((model, link_trace))) => html! {
             <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />
         },
