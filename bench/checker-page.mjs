@@ -37,8 +37,8 @@ for (const n of [1, 2]) {
   for (let i = 0; i < out.samples; i++) {
     runs.push(await page.evaluate(async (n) => {
       const glue = document.querySelector('link[rel=modulepreload]').href;
-      const wasm = document.querySelector('link[rel=preload][as=fetch]').href;
-      const module = await WebAssembly.compileStreaming(fetch(wasm));
+      // The page's own module, as its head's script compiled it (scripts/compile-early.mjs).
+      const module = await window.outboxModule;
       // The other parts of the split module (scripts/split-wasm.mjs) go with it, as the page hands them over.
       const found = await Promise.all(['history', 'rest'].map(async (name) => {
         const url = document.querySelector(`meta[name=outbox-playground-${name}]`)?.content;

@@ -11,6 +11,9 @@ export function firstLoad() {
   const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
   // Attribute values quoted or not (Trunk's release build minifies the HTML and drops the quotes).
   const names = new Set([...html.matchAll(/(?:href|src)=["']?\/?([^"'#?\s>]+\.(?:js|wasm|css))/g)].map((m) => m[1]));
+  // The module, which the head's script asks for (scripts/compile-early.mjs names it in a meta, release builds).
+  const module = /<meta name=["']?outbox-playground-module["']? content=["']?\/?(?:[^"'\s>]*\/)?([^"'\s>/]+\.wasm)/.exec(html);
+  if (module) names.add(module[1]);
   return ['index.html', ...names].map(measure);
 }
 

@@ -240,8 +240,8 @@ const sri = (bytes) => `sha384-${crypto.createHash('sha384').update(bytes).diges
 
 /** The public URL prefix Trunk gave the module's address in index.html (`/`, or `/blog/outbox/`…). */
 function prefixOf(html, name) {
-  const link = new RegExp(`href=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(html);
-  if (!link) throw new Error('split-wasm: index.html does not link the module');
+  const link = new RegExp(`(?:href|content)=["']?([^"'\\s>]*)${name.replace(/[.]/g, '\\.')}`).exec(html);
+  if (!link) throw new Error('split-wasm: index.html does not name the module');
   return link[1];
 }
 

@@ -3,6 +3,24 @@
 // the starting language is picked (the remembered choice, else the browser's, else English) and the embed
 // class set: the module's `initial_lang` reads `<html lang>` back.
 (() => {
+  // A response's module, compiled as it streams in; from its bytes for a host that does not serve .wasm as
+  // application/wasm.
+  const compile = (response) => {
+    if (!response.ok) throw new Error(`answered ${response.status}`);
+    return response.headers.get('content-type')?.startsWith('application/wasm')
+      ? WebAssembly.compileStreaming(response) : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+  };
+
+  // The module, compiled from here as its bytes arrive rather than once the document is parsed (a release build
+  // names it at the top of <head>, scripts/compile-early.mjs, and Trunk's start-up script takes it from
+  // `outboxModule`). Should the fetch or the compile fail here, the start-up script fetches the module again,
+  // and says why if that fails too.
+  const named = document.querySelector('meta[name=outbox-playground-module]');
+  if (named) {
+    const compiled = fetch(named.content, { integrity: named.dataset.integrity }).then(compile);
+    window.outboxModule = compiled.catch(() => fetch(named.content));
+  }
+
   const root = document.documentElement;
   const tag = (v) => (/^zh/i.test(v || '') ? 'zh-Hans' : /^en/i.test(v || '') ? 'en' : null);
   let stored = null;
@@ -77,12 +95,7 @@
   function fetchPart(part) {
     const url = urlOf(part);
     if (!url || part.pending || part.module || whole()) return part.pending;
-    part.pending = fetch(url).then((response) => {
-      if (!response.ok) throw new Error(`answered ${response.status}`);
-      // A host that does not serve .wasm as application/wasm: compiled from the bytes instead.
-      return response.headers.get('content-type')?.startsWith('application/wasm')
-        ? WebAssembly.compileStreaming(response) : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
-    }).then((m) => {
+    part.pending = fetch(url).then(compile).then((m) => {
       part.module ??= m;
       part.refused = null;
       // For the tests: the next call into the parts needs no request.
