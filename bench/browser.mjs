@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../e2e/server.mjs';
-import { launch } from '../e2e/browser.mjs';
+import { chromium } from 'playwright-core';
+import { launch, LAUNCH_OPTIONS } from '../e2e/browser.mjs';
 import { firstLoad, parts } from '../e2e/sizes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,6 +20,36 @@ const stats = (xs) => {
 const server = await serve(path.join(ROOT, 'dist'), { compress: true, headers: { 'cache-control': 'max-age=3600' } });
 const browser = await launch();
 const out = {};
+
+// Waits for performance entries (marks, or `first-contentful-paint`) without running anything in the page while
+// it loads: Playwright's own waiting (`waitForFunction`, a locator) injects a script of its own, ~13 ms of
+// compiling on this machine, as soon as the load event fires, which is in the middle of the playground's
+// start-up and, for the static floor, before its first paint. An init script observes the entries instead, and
+// says so on the console.
+function watch(context, names) {
+  return context.addInitScript(`(${(wanted) => {
+    for (const type of ['mark', 'paint']) {
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) if (wanted.includes(e.name)) console.debug(`bench:${e.name}`);
+      }).observe({ type, buffered: true });
+    }
+  }})(${JSON.stringify(names)})`);
+}
+/** Navigates `page` (of a context `watch`ed for `names`) to `url`, and waits until the page has them all. */
+async function arrive(page, url, names) {
+  const seen = Promise.all(names.map((name) => page.waitForEvent('console',
+    { predicate: (m) => m.text() === `bench:${name}`, timeout: 60_000 })));
+  await page.goto(url);
+  await seen;
+}
+/** A new page in `context` at `url`, once it has `names`; `before(page)` runs before it navigates. */
+async function visit(context, url, names, before = async () => {}) {
+  await watch(context, names);
+  const page = await context.newPage();
+  await before(page);
+  await arrive(page, url, names);
+  return page;
+}
 
 // Time to interactive: navigation start → the player (controls and columns) is in the DOM with both databases
 // open: the page's `playground-ready` mark.
@@ -37,10 +68,7 @@ for (let i = 0; i < 10; i++) {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); })
       .observe({ type: 'longtask', buffered: true });
   });
-  const page = await context.newPage();
-  await page.goto(server.url);
-  await page.waitForFunction(() => performance.getEntriesByName('playground-ready').length > 0
-    && performance.getEntriesByName('first-contentful-paint').length > 0);
+  const page = await visit(context, server.url, ['playground-ready', 'first-contentful-paint']);
   await page.getByTestId('experiments-summary').filter({ hasText: '12/12' }).waitFor();
   const tasks = await page.evaluate(() => window.__long);
   longest.push(Math.max(0, ...tasks));
@@ -83,9 +111,7 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
   const fcp = [];
   for (let i = 0; i < 10; i++) {
     const ctx = await browser.newContext();
-    const p = await ctx.newPage();
-    await p.goto(stat.url);
-    await p.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0);
+    const p = await visit(ctx, stat.url, ['first-contentful-paint']);
     fcp.push(await p.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0].startTime));
     await ctx.close();
   }
@@ -98,15 +124,13 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
   for (let i = 0; i < 7; i++) {
     for (const url of [server.url, stat.url]) {
       const ctx = await browser.newContext();
-      const p = await ctx.newPage();
-      const cdp = await ctx.newCDPSession(p);
-      await cdp.send('Network.enable');
-      await cdp.send('Network.emulateNetworkConditions',
-        { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 0.75e6 / 8 });
-      await p.goto(url);
       const ready = url === server.url ? 'playground-ready' : 'first-contentful-paint';
-      await p.waitForFunction((name) => performance.getEntriesByName(name).length > 0
-        && performance.getEntriesByName('first-contentful-paint').length > 0, ready, { timeout: 60_000 });
+      const p = await visit(ctx, url, [...new Set([ready, 'first-contentful-paint'])], async (page) => {
+        const cdp = await ctx.newCDPSession(page);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.emulateNetworkConditions',
+          { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 0.75e6 / 8 });
+      });
       const [paint, at] = await p.evaluate((name) => [performance.getEntriesByName('first-contentful-paint')[0].startTime,
         performance.getEntriesByName(name)[0].startTime], ready);
       if (url === server.url) { slow.fcp.push(paint); slow.tti.push(at); } else slow.floor.push(paint);
@@ -124,16 +148,39 @@ out.tti_phases_ms = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k
 // (written a moment after a module has run) are warm. The first load primes them and is not counted.
 {
   const context = await browser.newContext();
+  await watch(context, ['playground-ready']);
   const page = await context.newPage();
   const warm = [];
   for (let i = 0; i <= 10; i++) {
-    await page.goto(`${server.url}?visit=${i}`);
-    await page.waitForFunction(() => performance.getEntriesByName('playground-ready').length > 0);
+    await arrive(page, `${server.url}?visit=${i}`, ['playground-ready']);
     if (i > 0) warm.push(await page.evaluate(() => performance.getEntriesByName('playground-ready')[0].startTime));
     await page.waitForTimeout(2500);
   }
   await context.close();
   out.tti_warm_ms = stats(warm);
+}
+
+// How much of the first visit's time to interactive is V8 compiling the module's functions on their first call:
+// the same first visits, alternating, in a browser whose V8 compiles the whole module as it arrives, in the
+// background (`--no-wasm-lazy-compilation`, a flag: not what readers have). What is left is the page's own work.
+{
+  const eager = await chromium.launch({ ...LAUNCH_OPTIONS,
+    args: [...LAUNCH_OPTIONS.args, '--js-flags=--no-wasm-lazy-compilation'] });
+  const runs = { lazy: [], eager: [] };
+  for (let i = 0; i < 7; i++) {
+    for (const [kind, b] of [['lazy', browser], ['eager', eager]]) {
+      const context = await b.newContext();
+      const page = await visit(context, server.url, ['playground-ready']);
+      runs[kind].push(await page.evaluate(() => ['playground-start', 'playground-ready']
+        .map((name) => performance.getEntriesByName(name)[0].startTime)));
+      await context.close();
+    }
+  }
+  await eager.close();
+  for (const [kind, list] of Object.entries(runs)) {
+    out[`tti_${kind}_compile_ms`] = stats(list.map(([, ready]) => ready));
+    out[`tti_${kind}_compile_start_ms`] = stats(list.map(([start]) => start));
+  }
 }
 
 // The explorer as a reader first meets it: a fresh page, one click on Run, the run in the page's slices with its
