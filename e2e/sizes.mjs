@@ -12,8 +12,8 @@ export function firstLoad() {
   // Attribute values quoted or not (Trunk's release build minifies the HTML and drops the quotes).
   const names = new Set([...html.matchAll(/(?:href|src)=["']?\/?([^"'#?\s>]+\.(?:js|wasm|css))/g)].map((m) => m[1]));
   // The module, which the head's script asks for (scripts/compile-early.mjs names it in a meta, release builds).
-  const module = /<meta name=["']?outbox-playground-module["']? content=["']?\/?(?:[^"'\s>]*\/)?([^"'\s>/]+\.wasm)/.exec(html);
-  if (module) names.add(module[1]);
+  const module = named(html, 'module');
+  if (module) names.add(module);
   return ['index.html', ...names].map(measure);
 }
 
@@ -33,7 +33,12 @@ function measure(file) {
  * split. */
 export function parts() {
   const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
-  return ['history', 'rest'].map((name) => new RegExp(
-    `<meta name=["']?outbox-playground-${name}["']? content=["']?\\/?(?:[^"'\\s>]*\\/)?([^"'\\s>/]+\\.wasm)`).exec(html))
-    .filter(Boolean).map((m) => ({ ...measure(m[1]), part: /_(\w+)\.wasm$/.exec(m[1])[1] }));
+  return ['history', 'rest'].map((name) => named(html, name))
+    .filter(Boolean).map((file) => ({ ...measure(file), part: /_(\w+)\.wasm$/.exec(file)[1] }));
+}
+
+/** The .wasm file `<meta name="outbox-playground-NAME">` names in index.html (its file name), or undefined. */
+function named(html, name) {
+  return new RegExp(`<meta name=["']?outbox-playground-${name}["']? content=["']?\\/?(?:[^"'\\s>]*\\/)?([^"'\\s>/]+\\.wasm)`)
+    .exec(html)?.[1];
 }

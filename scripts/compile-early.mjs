@@ -12,10 +12,10 @@ if (!dir) throw new Error('compile-early: TRUNK_STAGING_DIR is not set (run by T
 const htmlPath = path.join(dir, 'index.html');
 let html = fs.readFileSync(htmlPath, 'utf8');
 // Trunk's start-up script, as Trunk 0.21 writes it.
-const init = /import init, \* as bindings from '([^']+\.js)';\s*const wasm = await init\(\{ module_or_path: '([^']+_bg\.wasm)' \}\);/;
+const init = /import init, \* as bindings from '[^']+\.js';\s*const wasm = await init\(\{ module_or_path: '([^']+_bg\.wasm)' \}\);/;
 const m = init.exec(html);
 if (!m) throw new Error('compile-early: index.html has no start-up script of the form Trunk 0.21 writes');
-const [whole, , wasm] = m;
+const [whole, wasm] = m;
 html = html.replace(whole, whole.replace(`module_or_path: '${wasm}'`, `module_or_path: window.outboxModule ?? '${wasm}'`));
 // Trunk's preload of the module goes: page-start.js's request, earlier, is the one the page uses (the preload
 // would be a second download, since a request made before it cannot take its response). Its integrity hash
