@@ -122,7 +122,8 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   (and, for the floor, before its first paint) until 2026-12-01. The rest of the screen waits for the module:
   the head's script asks for it as the document is read and compiles it as it arrives (\`scripts/compile-early.mjs\`;
   measured, 20 first visits each, alternating, against Trunk's preload and start-up script: interactive 176 →
-  157 ms, the module starting 93 → 84 ms, first paint unchanged), and the prerendered header stands until the
+  157 ms, the module starting 93 → 84 ms, first paint unchanged; the preload, moved to the top of \`<head>\`,
+  serves that request), and the prerendered header stands until the
   player replaces it (it was drawn twice). Then V8 compiles each function of the 0.78 MB primary on its first
   call, on the main thread (SQLite's in the warm-up and as the databases open, Yew's as the player draws). The
   row above with V8 compiling everything beforehand says what compiling costs and what is left: the module then
@@ -159,10 +160,11 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   Trimming the primary by 11 KB brotli then moved that LCP by 2 ms (2,554 ms): Lantern simulates a download in
   whole round trips, about 30 KB each on its slow 4G, so only a step below about 289 KB brotli saves one (150
   ms). Cutting the first load at the player (282 KB brotli) did: 2,404–2,406 ms when the module wins the race
-  (ARCHITECTURE.md, Decisions). The margin to the next step up is about 7 KB brotli. Since the module is asked
-  for by the head's script rather than preloaded (2026-12-01), the runs where the module wins come out near
-  2.5 s again (this run's table; 3 runs): the goal is met by its median only, and why the simulation puts the
-  request later is not yet established (a script-initiated request, not the preload scanner's, is the suspect).
+  (ARCHITECTURE.md, Decisions). The margin to the next step up is about 7 KB brotli. When the head's script
+  asked for the module itself, with Trunk's preload dropped (2026-12-01), those runs came out 40–60 ms later
+  (2,433–2,513 ms, 6 runs): Lantern simulates a request a script makes from where that script runs. The
+  preload is back at the top of \`<head>\` and the script's request takes its response (2,403–2,406 ms, 6 runs,
+  interleaved in threes with the others).
 - **The stylesheet and \`page-start.js\` are inlined in \`index.html\`.** Both used to be requests of their own
   that the first paint waited for: on a slow network, a round trip. With Chrome's own throttling (150 ms a
   request, 1.6 Mbit/s), side by side in one run, 8 loads each alternating: first contentful paint 516 → 288 ms,

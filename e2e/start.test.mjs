@@ -30,7 +30,7 @@ test('the module is asked for once, as the document is read, and the page starts
   const { page, requests, errors, context } = await load(browser, dist.url);
   await expect(page.getByTestId('lane')).toBeVisible();
   await step(page);
-  expect(requests, 'one request for the module: no preload beside it').toHaveLength(1);
+  expect(requests, 'one request for the module: the head script takes the preload\'s response').toHaveLength(1);
   const [asked, parsed] = await page.evaluate(() => [
     performance.getEntriesByType('resource').find((r) => /_bg\.wasm$/.test(r.name)).startTime,
     performance.getEntriesByType('navigation')[0].domInteractive,

@@ -17,18 +17,23 @@ const m = init.exec(html);
 if (!m) throw new Error('compile-early: index.html has no start-up script of the form Trunk 0.21 writes');
 const [whole, wasm] = m;
 html = html.replace(whole, whole.replace(`module_or_path: '${wasm}'`, `module_or_path: window.outboxModule ?? '${wasm}'`));
-// Trunk's preload of the module goes: page-start.js's request, earlier, is the one the page uses (the preload
-// would be a second download, since a request made before it cannot take its response). Its integrity hash
-// goes into the meta, for that request (and split-wasm.mjs, after this, updates it there).
+// Trunk's preload of the module moves to the top of <head>, before page-start.js, so the browser's own loader
+// asks for the module as the document is read (and a page audit sees a request of the document's, not a
+// script's); page-start.js's request, made just after with the same URL, mode and integrity, takes the
+// preload's response rather than downloading the module again. The meta names the module and its integrity
+// hash for that request (and split-wasm.mjs, after this, updates the hash in both).
 const preloads = [...html.matchAll(/<link [^>]*>/g)].filter(([link]) => /\brel=["']?preload\b/.test(link)
   && (link.includes(`href=${wasm} `) || link.includes(`href="${wasm}"`)));
 if (preloads.length !== 1) throw new Error(`compile-early: index.html preloads the module ${preloads.length} times, not once`);
 const [preload] = preloads[0];
 const integrity = /\bintegrity=["']?(sha384-[A-Za-z0-9+/=]+)/.exec(preload)?.[1];
 if (!integrity) throw new Error('compile-early: the module\'s preload has no integrity hash');
+if (!/\bcrossorigin\b/.test(preload) || !/\bas=["']?fetch\b/.test(preload)) {
+  throw new Error('compile-early: the module\'s preload is not a CORS fetch, which page-start.js\'s request could not take');
+}
 html = html.replace(preload, '');
 const charset = /<meta charset=["']?utf-8["']?>/i.exec(html);
 if (!charset) throw new Error('compile-early: index.html has no <meta charset>');
 const at = charset.index + charset[0].length;
-html = `${html.slice(0, at)}<meta name=outbox-playground-module content="${wasm}" data-integrity="${integrity}">${html.slice(at)}`;
+html = `${html.slice(0, at)}${preload}<meta name=outbox-playground-module content="${wasm}" data-integrity="${integrity}">${html.slice(at)}`;
 fs.writeFileSync(htmlPath, html);

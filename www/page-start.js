@@ -12,8 +12,8 @@
   };
 
   // The module, compiled from here as its bytes arrive rather than once the document is parsed (a release build
-  // names it at the top of <head>, scripts/compile-early.mjs, and Trunk's start-up script takes it from
-  // `outboxModule`). Should the fetch or the compile fail here, the start-up script fetches the module again,
+  // preloads and names it at the top of <head>, scripts/compile-early.mjs, and Trunk's start-up script takes it
+  // from `outboxModule`). This request, with the preload's URL, mode and integrity, takes the preload's response. Should the fetch or the compile fail here, the start-up script fetches the module again,
   // and says why if that fails too.
   const named = document.querySelector('meta[name=outbox-playground-module]');
   if (named) {
