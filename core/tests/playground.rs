@@ -310,3 +310,49 @@ fn reset_and_a_consumer_switch_start_over_keeping_the_reader_s_flows() {
     assert_eq!(pg.ordering(), outbox_core::protocol::Ordering::GreaterThan);
     assert!(pg.snapshot.producer.flow.is_empty());
 }
+
+/// The page draws a fresh playground before SQLite has run: what it shows then is what the databases hold once
+/// opened, for every setup, and they open on the first action that needs them, or when asked.
+#[test]
+fn an_unopened_playground_shows_what_fresh_databases_hold_and_opens_on_first_use() {
+    use outbox_core::protocol::Ordering;
+    for ordering in [Ordering::Strict, Ordering::DedupeOnly] {
+        for support_v2 in [false, true] {
+            let setup = ConsumerSetup {
+                ordering,
+                support_v2,
+            };
+            let unopened = Playground::unopened(setup);
+            assert!(!unopened.is_open());
+            let opened = Playground::new(setup).unwrap();
+            assert!(opened.is_open());
+            assert_eq!(*unopened.snapshot, *opened.snapshot, "{setup:?}");
+            assert_eq!(unopened.invariant, opened.invariant);
+            assert_eq!(unopened.support_v2(), support_v2);
+            unopened.open().unwrap();
+            assert!(unopened.is_open());
+        }
+    }
+
+    // A first action opens them, and runs as it would on databases opened at start.
+    let mut lazy = Playground::unopened(ConsumerSetup::default());
+    let mut eager = fresh();
+    for pg in [&mut lazy, &mut eager] {
+        happy(pg);
+    }
+    assert!(lazy.is_open());
+    assert_eq!(results(&lazy), results(&eager));
+    assert_eq!(lazy.snapshot, eager.snapshot);
+    assert_eq!(effects(&lazy), ["A1", "A2", "A3"]);
+
+    // A preset replays into databases of its own: the unopened ones are never opened for it.
+    let mut preset = Playground::unopened(ConsumerSetup::default());
+    let kept = preset.clone();
+    preset.apply(Command::LoadPreset(1));
+    assert!(preset.is_open());
+    assert!(
+        !kept.is_open(),
+        "the first playground's databases stay closed"
+    );
+    assert!(!preset.entries.is_empty());
+}

@@ -16,8 +16,55 @@ use crate::protocol::{
     invariant, next_kind, Boundary, FaultTarget, Invariant, Ordering, Outcome, Snapshot, SqlLine,
 };
 use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
+
+/// The playground's two databases: opened at once ([`Playground::new`]), or on first use
+/// ([`Playground::unopened`]: a page can draw a fresh playground, whose tables are known to be empty, before
+/// SQLite has run, and open them in a task of its own with [`Playground::open`]).
+pub(crate) struct Databases {
+    setup: ConsumerSetup,
+    session: RefCell<Option<Session>>,
+}
+
+impl Databases {
+    fn opened(session: Session) -> Rc<Databases> {
+        let setup = ConsumerSetup {
+            ordering: session.ordering(),
+            support_v2: session.support_v2(),
+        };
+        Rc::new(Databases {
+            setup,
+            session: RefCell::new(Some(session)),
+        })
+    }
+
+    /// The session, opening the databases first if they are not open yet (SQL and effects logged, as the page
+    /// shows them). Fails only when SQLite cannot open an in-memory database.
+    pub(crate) fn get(&self) -> Result<RefMut<'_, Session>, String> {
+        let mut slot = self.session.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(open_session(self.setup)?);
+        }
+        RefMut::filter_map(slot, Option::as_mut)
+            .map_err(|_| "the databases are not open".to_string())
+    }
+
+    fn is_open(&self) -> bool {
+        self.session.borrow().is_some()
+    }
+}
+
+/// A fresh session as the playground runs it: every statement and effect logged for the page. Out of line: each
+/// of `Databases::get`'s callers would otherwise carry a copy of opening two databases.
+#[cold]
+#[inline(never)]
+fn open_session(setup: ConsumerSetup) -> Result<Session, String> {
+    let mut session = Session::new(setup)?;
+    session.set_sql_logging(true);
+    session.set_effect_log(true);
+    Ok(session)
+}
 
 /// One executed step with its report, as the event log shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,7 +140,7 @@ impl Command {
 
 #[derive(Clone)]
 pub struct Playground {
-    session: Rc<RefCell<Session>>,
+    session: Rc<Databases>,
     pub setup: ConsumerSetup,
     /// Every step run so far, with its report: the session *is* this trace.
     pub entries: Vec<Entry>,
@@ -143,12 +190,20 @@ impl PartialEq for Playground {
 impl Playground {
     /// Fresh databases; fails only when SQLite cannot open an in-memory database.
     pub fn new(setup: ConsumerSetup) -> Result<Playground, String> {
-        let mut session = Session::new(setup)?;
-        session.set_sql_logging(true);
-        session.set_effect_log(true);
-        let snapshot = Rc::new(session.snapshot()?);
-        Ok(Playground {
-            session: Rc::new(RefCell::new(session)),
+        let pg = Playground::unopened(setup);
+        pg.open()?;
+        Ok(pg)
+    }
+
+    /// A fresh playground whose databases open on first use, or with [`Playground::open`]: until then it shows
+    /// the empty tables a fresh pair of databases has ([`Snapshot::empty`]) without running SQLite.
+    pub fn unopened(setup: ConsumerSetup) -> Playground {
+        let snapshot = Rc::new(Snapshot::empty(setup.support_v2));
+        Playground {
+            session: Rc::new(Databases {
+                setup,
+                session: RefCell::new(None),
+            }),
             setup,
             entries: Vec::new(),
             pos: 0,
@@ -168,7 +223,18 @@ impl Playground {
             flows: vec!["A".into()],
             schema2: false,
             notice: None,
-        })
+        }
+    }
+
+    /// Opens the databases if they are not open yet; fails only when SQLite cannot open an in-memory database
+    /// (and then every action that runs on them says so).
+    pub fn open(&self) -> Result<(), String> {
+        self.session.get().map(drop)
+    }
+
+    /// Whether the databases have been opened (by [`Playground::open`] or by a first action on them).
+    pub fn is_open(&self) -> bool {
+        self.session.is_open()
     }
 
     pub fn support_v2(&self) -> bool {
@@ -332,7 +398,13 @@ impl Playground {
             self.broke_at = None;
         }
         let step = step.with_crash_at(self.armed);
-        let report = self.session.borrow_mut().step(&step);
+        let report = match self.session.get() {
+            Ok(mut session) => session.step(&step),
+            Err(e) => {
+                self.notice = Some(Notice::Error(e.clone()));
+                return crate::trace::session::rejected(step.op(), e);
+            }
+        };
         // The entry keeps its SQL too: the diagram shows a step's statements when the reader points at it.
         Rc::make_mut(&mut self.sql).extend(report.sql.iter().cloned());
         match (report.result, &step) {
@@ -358,7 +430,7 @@ impl Playground {
 
     /// Reads the committed tables back from SQLite and checks the invariant on them.
     fn reload(&mut self) {
-        let snapshot = self.session.borrow().snapshot();
+        let snapshot = self.session.get().and_then(|session| session.snapshot());
         match snapshot {
             Ok(s) => {
                 self.invariant = invariant::check(&s);

@@ -4,10 +4,9 @@
 //! [`Replay::finish`]. What it finishes with, a [`Replayed`], then replaces the live playground keeping the
 //! reader's settings changed meanwhile ([`Replayed::over`]).
 
-use super::{Entry, Playground};
+use super::{Databases, Entry, Playground};
 use crate::protocol::{Snapshot, SqlLine};
 use crate::trace::{Session, Step, Trace};
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A replay run a slice at a time.
@@ -69,7 +68,7 @@ impl Replayed {
 pub struct Seeker {
     pg: Playground,
     base: Settings,
-    session: Rc<RefCell<Session>>,
+    session: Rc<Databases>,
     n: usize,
     next: usize,
     before: Rc<Snapshot>,
@@ -81,7 +80,7 @@ impl Replay for Seeker {
         if self.next >= self.n {
             return Ok(true);
         }
-        let mut session = self.session.borrow_mut();
+        let mut session = self.session.get()?;
         if self.next + 1 == self.n {
             self.before = Rc::new(session.snapshot()?);
             session.set_sql_logging(true);
@@ -107,7 +106,9 @@ impl Replay for Seeker {
             sql,
             ..
         } = self;
-        session.borrow_mut().set_sql_logging(true);
+        if let Ok(mut session) = session.get() {
+            session.set_sql_logging(true);
+        }
         pg.sql = Rc::new(sql);
         pg.before = before;
         pg.session = session;
@@ -139,7 +140,7 @@ impl Replay for Loader {
         if let Some(flow) = step.flow() {
             fresh.add_flow(flow);
         }
-        let mut report = fresh.session.borrow_mut().step(step);
+        let mut report = fresh.session.get()?.step(step);
         // The SQL panel shows the last step's; each step keeps its own (the diagram shows it on hover) unless
         // the trace is long, which must not keep every statement.
         fresh.sql = Rc::new(if self.steps.len() <= KEEP_SQL_STEPS {
@@ -150,7 +151,7 @@ impl Replay for Loader {
         // The first step after which the invariant fails, found as the replay goes (in its slices), reading the
         // consumer's rows only after a step that can change them.
         if fresh.broke_at.is_none() && step.may_change_consumer_rows() {
-            let holds = fresh.session.borrow().check_invariant().map(|i| i.holds);
+            let holds = fresh.session.get()?.check_invariant().map(|i| i.holds);
             if holds == Ok(false) {
                 fresh.broke_at = Some(self.next);
             }
@@ -216,14 +217,14 @@ impl Playground {
     pub fn seeker(&self, n: usize, continue_forward: bool) -> Result<Seeker, String> {
         let n = n.min(self.entries.len());
         let (session, next, before) = if continue_forward && n >= self.pos {
-            self.session.borrow_mut().set_sql_logging(false);
+            self.session.get()?.set_sql_logging(false);
             (self.session.clone(), self.pos, self.before.clone())
         } else {
             let mut fresh = Session::new(self.setup)?;
             fresh.set_sql_logging(false);
             fresh.set_effect_log(true);
             let before = Rc::new(fresh.snapshot()?);
-            (Rc::new(RefCell::new(fresh)), 0, before)
+            (Databases::opened(fresh), 0, before)
         };
         Ok(Seeker {
             pg: self.clone(),

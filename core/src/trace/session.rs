@@ -230,7 +230,7 @@ impl Session {
     }
 }
 
-fn rejected(op: Op, message: String) -> StepReport {
+pub(crate) fn rejected(op: Op, message: String) -> StepReport {
     let mut rep = StepReport::new(op, Outcome::Rejected);
     rep.message = Some(message);
     rep

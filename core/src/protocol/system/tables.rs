@@ -372,3 +372,22 @@ pub struct Snapshot {
     pub producer: ProducerTables,
     pub consumer: ConsumerTables,
 }
+
+impl Snapshot {
+    /// What a fresh pair of databases holds, known without opening them: every table empty (the core's tests
+    /// check it against SQLite's answer).
+    pub fn empty(support_v2: bool) -> Snapshot {
+        Snapshot {
+            producer: ProducerTables {
+                flow: Vec::new(),
+                outbox: Vec::new(),
+            },
+            consumer: ConsumerTables {
+                support_v2,
+                inbox: Vec::new(),
+                projection: Vec::new(),
+                effect: Vec::new(),
+            },
+        }
+    }
+}
