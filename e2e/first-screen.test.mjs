@@ -60,14 +60,20 @@ for (const lang of ['en', 'zh']) {
           new PerformanceObserver((list) => {
             for (const e of list.getEntries()) window.__lcp.push(e.startTime);
           }).observe({ type: 'largest-contentful-paint', buffered: true });
-          // Where the prerendered header's parts are, as the HTML alone lays them out.
-          document.addEventListener('DOMContentLoaded', () => {
+          // Where the prerendered header's parts are, as the HTML alone lays them out: read once the document is
+          // parsed, or at its first paint if that comes first. The page takes the header over only after its own
+          // observer of that paint has run (`www/page-start.js`), and this one, registered before it, runs first
+          // in the same task; a module that starts before DOMContentLoaded may take it over right after.
+          const snap = () => {
+            if (window.__before) return;
             const shown = [...document.querySelectorAll('header[data-prerender]')].find((h) => h.getClientRects().length);
             window.__before = shown && ['h1', '.intro', 'button.lang'].map((s) => {
               const r = shown.querySelector(s).getBoundingClientRect();
               return [s, r.x, r.y, r.width, r.height, shown.querySelector(s).textContent];
             });
-          });
+          };
+          document.addEventListener('DOMContentLoaded', snap);
+          new PerformanceObserver(snap).observe({ type: 'largest-contentful-paint', buffered: true });
         },
         ...(lang === 'zh' ? { locale: 'zh-CN' } : {}),
       });
