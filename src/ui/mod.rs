@@ -36,8 +36,26 @@ pub fn start() {
     // removed before that, the element is forgotten, and the page's own identical header would count as the
     // largest paint, as late as the module (`www/page-start.js` says when: about 250 ms at most, later in a
     // hidden tab).
+    // The player draws first, its databases not yet open (`Playground`). An address that starts from a history (a
+    // preset's, a link's) replays it as the player draws, with code in the rest of a split module: the page waits
+    // for that part (`split::before_start`), and meanwhile has SQLite's code compiled in a task of its own
+    // (`System::warm_up`, a scratch database), so the replay's task is short too.
     after_first_screen(|| {
-        yew::Renderer::<App>::new().render();
+        let history =
+            address::Address::of_page().preset.is_some() || trace_from_location().is_some();
+        if history {
+            run_soon(|| {
+                // Should SQLite fail here, the replay fails too, and says so.
+                let _ = outbox_core::protocol::system::System::warm_up();
+                split::before_start(|| {
+                    run_soon(|| {
+                        yew::Renderer::<App>::new().render();
+                    })
+                });
+            });
+        } else {
+            yew::Renderer::<App>::new().render();
+        }
     });
 }
 
@@ -163,72 +181,33 @@ pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>
     Some(outbox_core::share::decode(&hash).map_err(|e| e.0))
 }
 
-/// The page once SQLite is up: the model, and the session a link carried.
-type Started = Result<(Rc<Model>, Option<Rc<outbox_core::trace::Trace>>), String>;
-
-/// Opens the page's databases and reads the session the address carries.
-fn open_databases(lang: Lang) -> Started {
-    let model = Model::new(Default::default(), lang);
-    mark("playground-databases-open");
-    model.map(|mut model| {
-        let mut link_trace = None;
-        match trace_from_location() {
-            // Replayed after the first render, in slices if it is long.
-            Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
-            // A bad link leaves the page on the default scenario, with a message that names what is wrong.
-            Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
-            None => {}
-        }
-        (Rc::new(model), link_trace)
-    })
+/// The page's starting model (its databases not yet open: the player draws first, `Playground` opens them), and
+/// the session a link carried.
+fn starting_model(lang: Lang) -> (Rc<Model>, Option<Rc<outbox_core::trace::Trace>>) {
+    let mut model = Model::unopened(Default::default(), lang);
+    let mut link_trace = None;
+    match trace_from_location() {
+        // Replayed after the first render, in slices if it is long.
+        Some(Ok(trace)) => link_trace = Some(Rc::new(trace)),
+        // A bad link leaves the page on the default scenario, with a message that names what is wrong.
+        Some(Err(e)) => model.notice = Some(state::Notice::Error(e)),
+        None => {}
+    }
+    (Rc::new(model), link_trace)
 }
 
 #[component]
 fn App() -> Html {
     let lang = initial_lang();
     let address = use_memo((), |_| address::Address::of_page());
-    // The databases open in a task of their own: start-up is a chain of tasks (the module, once the first paint
-    // is recorded, SQLite's warm-up, the databases, then the player's four: `Playground`), each a fraction of
-    // what one would be (BENCHMARKS.md has the longest).
-    let started = use_state(|| None::<Started>);
-    {
-        let started = started.clone();
-        use_effect_with((), move |_| {
-            // SQLite's first use, in a scratch database: most of its code is compiled then, in a task of its
-            // own (`System::warm_up`), so the one that opens the page's databases, scheduled from it (a panic
-            // here ends the chain), is short too. The player's first render is a task of its own after that.
-            run_soon(move || {
-                // Should SQLite fail here, opening the page's databases fails too, and says so.
-                let _ = outbox_core::protocol::system::System::warm_up();
-                // A preset's or a link's history is replayed by code in the rest of a split module: the
-                // page waits for it here, not in the middle of a task (`split::before_start`).
-                crate::ui::split::before_start(move || {
-                    run_soon(move || {
-                        let opened = open_databases(lang);
-                        yield_then(move || started.set(Some(opened)));
-                    })
-                });
-            });
-        });
-    }
-    // Until then the prerendered header stands for the page's own: drawing the same header twice (once alone,
-    // once with the player) cost a render and a layout on the way to interactive.
-    use_effect_with(started.is_some(), |&started| {
-        if started {
-            remove_first_screen();
-        }
-    });
-    match &*started {
-        None => html! {},
-        Some(Ok((model, link_trace))) => html! {
-            <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />
-        },
-        Some(Err(e)) => html! {
-            <main class="fatal" role="alert">
-                <h1>{ "SQLite could not start in this browser" }</h1>
-                <p>{ e }</p>
-            </main>
-        },
+    let started = use_memo((), move |_| starting_model(lang));
+    let (model, link_trace) = &*started;
+    // The prerendered header stands for the page's own until the player draws it, in this same task: drawing
+    // the same header twice (once alone, once with the player) cost a render and a layout on the way to
+    // interactive.
+    use_effect_with((), |_| remove_first_screen());
+    html! {
+        <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />
     }
 }
 
@@ -241,6 +220,27 @@ pub fn run_soon(f: impl FnOnce() + 'static) {
         let _ = window
             .set_timeout_with_callback_and_timeout_and_arguments_0(closure.unchecked_ref(), 0);
     }
+}
+
+/// Runs `f` in a task after the browser has painted what the DOM holds now (the next frame, then the next task).
+/// A page the browser is not drawing (a hidden tab) gets no frame: then after 100 ms.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    use std::cell::Cell;
+    use wasm_bindgen::JsCast;
+    let once = Rc::new(Cell::new(Some(Box::new(f) as Box<dyn FnOnce()>)));
+    let fire = move || {
+        if let Some(f) = once.take() {
+            yield_then(f);
+        }
+    };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let frame = wasm_bindgen::closure::Closure::once_into_js(fire.clone());
+    let timer = wasm_bindgen::closure::Closure::once_into_js(fire);
+    let _ = window.request_animation_frame(frame.unchecked_ref());
+    let _ =
+        window.set_timeout_with_callback_and_timeout_and_arguments_0(timer.unchecked_ref(), 100);
 }
 
 /// Runs `f` as the next task, after the browser has had its turn (input, rendering): the pace of chunked work.

@@ -46,13 +46,14 @@ pub enum Action {
 }
 
 impl Model {
-    /// Fresh databases; fails only when SQLite cannot open an in-memory database.
-    pub fn new(setup: ConsumerSetup, lang: Lang) -> Result<Model, String> {
-        Ok(Model {
-            pg: Playground::new(setup)?,
+    /// A fresh playground whose databases open on first use or when the page asks (`Playground::unopened`):
+    /// the player draws its empty tables before SQLite has run.
+    pub fn unopened(setup: ConsumerSetup, lang: Lang) -> Model {
+        Model {
+            pg: Playground::unopened(setup),
             lang,
             loading: None,
-        })
+        }
     }
 }
 

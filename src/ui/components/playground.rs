@@ -164,30 +164,54 @@ pub fn Playground(props: &Props) -> Html {
     let tab = use_state(|| false);
     // The page draws in four tasks, each shorter than one would be: the controls, then the columns (producer,
     // wire, consumer), then the diagram, log and SQL, then the tools below them (experiments, share, explorer,
-    // checker), which are out of view at first. Each part only adds below or beside what is drawn (the
-    // diagram's column is sized by the grid, not by it), so nothing moves. The tools' code is not in the first
-    // load of a split build: they wait for the rest of the module, asked for once the player is interactive.
+    // checker), which are out of view at first. Once the player (controls and columns) has painted, the
+    // databases open, in tasks of their own, before the diagram draws (a reader's action before that opens
+    // them itself). Each part only adds below or beside what is drawn (the diagram's column is sized by the
+    // grid, not by it), so nothing moves. The tools' code is not in the first load of a split build: they wait
+    // for the rest of the module, asked for once the player is interactive.
     let drawn = use_state(|| 0u8);
     {
         let drawn = drawn.clone();
+        let model = model.clone();
+        // A preset's or a link's history replays on databases of its own, opened as the player draws.
+        let replays = props.link_trace.is_some() || props.address.preset.is_some();
         use_effect_with(*drawn, move |&part| {
             // Yew draws each part at the end of its task; the next waits for the next task.
             let next = move || crate::ui::yield_then(move || drawn.set(part + 1));
             match part {
-                // The benchmark's "interactive" moment: the player (controls and columns) is in the DOM, both
-                // databases open.
-                1 => {
+                // The benchmark's "interactive" moment: the player (controls and columns) painted, its controls
+                // answering.
+                1 => crate::ui::after_paint(move || {
                     crate::ui::mark("playground-ready");
                     crate::ui::split::prefetch();
-                    next();
-                }
+                    if replays {
+                        return next();
+                    }
+                    // SQLite's first use, in a scratch database: most of its code is compiled then, in a task of
+                    // its own (`System::warm_up`), so the task that opens the page's databases is short too.
+                    crate::ui::run_soon(move || {
+                        // Should SQLite fail here, opening the page's databases fails too, and says so.
+                        let _ = outbox_core::protocol::system::System::warm_up();
+                        crate::ui::run_soon(move || {
+                            if let Err(e) = model.open() {
+                                model.dispatch(Action::Error(tf(
+                                    model.lang,
+                                    "sqlite.failed",
+                                    &[&e],
+                                )));
+                            }
+                            crate::ui::mark("playground-databases-open");
+                            next();
+                        });
+                    });
+                }),
                 // What the first load is made of (`scripts/split-wasm.mjs` profiles the page up to here).
                 2 => {
                     crate::ui::mark("playground-drawn");
                     crate::ui::split::when_loaded(next);
                 }
-                3 => {}
-                _ => next(),
+                0 => next(),
+                _ => {}
             }
         });
     }
