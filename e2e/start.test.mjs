@@ -1,7 +1,8 @@
 // End-to-end: the module is asked for and compiled from the <head> (www/page-start.js, named there by
 // scripts/compile-early.mjs), as its bytes arrive, not once the document is parsed and Trunk's start-up script
 // has run; that script starts the page from it. Should that early request fail, or a host serve the module
-// without its MIME type, the page still starts.
+// without its MIME type, the page still starts. The player draws before its databases open, and a click that comes
+// before they do runs.
 import { test, expect } from './fixtures.mjs';
 
 const MODULE = /_bg\.wasm$/;
@@ -61,6 +62,39 @@ test('a module served without application/wasm is compiled from its bytes, from 
   await expect(page.getByTestId('lane')).toBeVisible();
   await step(page);
   expect(requests).toHaveLength(1);
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+// The player draws before its databases open (they open once it has painted): a reader's first click can come
+// before that, and is not lost. The click is made the moment the produce button is in the DOM (a mutation
+// observer's callback, in the same task as the render that drew it), so it always comes first.
+test('a click on the player before its databases have opened opens them and runs', async ({ browser, dist }) => {
+  const context = await browser.newContext();
+  await context.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      const button = document.querySelector('[data-testid="advance-A"]');
+      if (!button) return;
+      observer.disconnect();
+      window.__clickedBeforeOpen = performance.getEntriesByName('playground-databases-open').length === 0;
+      button.click();
+    }).observe(document, { childList: true, subtree: true });
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(dist.url);
+  await expect(page.getByTestId('outbox-row-A1')).toBeVisible();
+  expect(await page.evaluate(() => window.__clickedBeforeOpen), 'clicked before the databases opened').toBe(true);
+  await expect(page.getByTestId('position')).toHaveText(/\b1 of 1\b/);
+  // The page's own opening, after, leaves the session as the click made it, and the player goes on.
+  await page.waitForFunction(() => performance.getEntriesByName('playground-databases-open').length > 0);
+  await expect(page.getByTestId('outbox-row-A1')).toBeVisible();
+  await page.getByTestId('deliver-next').click();
+  await page.getByTestId('apply-A').click();
+  await expect(page.getByTestId('effect-log')).toContainText('A1');
+  await expect(page.getByTestId('notice')).toHaveCount(0);
   expect(errors).toEqual([]);
   await context.close();
 });
