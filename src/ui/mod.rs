@@ -41,8 +41,8 @@ pub fn start() {
     // for that part (`split::before_start`), and meanwhile has SQLite's code compiled in a task of its own
     // (`System::warm_up`, a scratch database), so the replay's task is short too.
     after_first_screen(|| {
-        let history =
-            address::Address::of_page().preset.is_some() || trace_from_location().is_some();
+        // Not decoded here: the link is read once, as the page's model is made (`starting_model`).
+        let history = address::Address::of_page().preset.is_some() || link_in_location().is_some();
         if history {
             run_soon(|| {
                 // Should SQLite fail here, the replay fails too, and says so.
@@ -171,13 +171,16 @@ pub fn initial_lang() -> Lang {
         .unwrap_or_default()
 }
 
-/// The session a link carries (`#t=…`), or why it could not be opened.
-pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>> {
+/// The address's fragment if it is a session's link (`#t=…`, or one that cannot be read), not yet decoded.
+fn link_in_location() -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
     // A checker link (`#check?…`) is the checker panel's to read.
-    if hash.is_empty() || hash == "#" || hash.starts_with("#check?") {
-        return None;
-    }
+    (!(hash.is_empty() || hash == "#" || hash.starts_with("#check?"))).then_some(hash)
+}
+
+/// The session a link carries (`#t=…`), or why it could not be opened.
+pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>> {
+    let hash = link_in_location()?;
     Some(outbox_core::share::decode(&hash).map_err(|e| e.0))
 }
 
