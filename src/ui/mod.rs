@@ -38,15 +38,12 @@ pub fn start() {
     // hidden tab).
     // The player draws first, its databases not yet open (`Playground`). An address that starts from a history (a
     // preset's, a link's) replays it as the player draws, with code in the rest of a split module: the page waits
-    // for that part (`split::before_start`), and meanwhile has SQLite's code compiled in a task of its own
-    // (`System::warm_up`, a scratch database), so the replay's task is short too.
+    // for that part (`split::before_start`), and meanwhile warms SQLite up, so the replay's task is short too.
     after_first_screen(|| {
         // Not decoded here: the link is read once, as the page's model is made (`starting_model`).
         let history = address::Address::of_page().preset.is_some() || link_in_location().is_some();
         if history {
-            run_soon(|| {
-                // Should SQLite fail here, the replay fails too, and says so.
-                let _ = outbox_core::protocol::system::System::warm_up();
+            warm_up_then(|| {
                 split::before_start(|| {
                     run_soon(|| {
                         yew::Renderer::<App>::new().render();
@@ -225,19 +222,36 @@ pub fn run_soon(f: impl FnOnce() + 'static) {
     }
 }
 
+/// `f` behind a handle that any number of callers (a hook and its fallback, a frame and a timer) can call:
+/// the first call runs it, the others do nothing.
+pub fn once(f: impl FnOnce() + 'static) -> impl Fn() + Clone + 'static {
+    use std::cell::Cell;
+    let f = Rc::new(Cell::new(Some(Box::new(f) as Box<dyn FnOnce()>)));
+    move || {
+        if let Some(f) = f.take() {
+            f()
+        }
+    }
+}
+
+/// SQLite's first use, in a scratch database, as a task of its own, then `f`: the browser compiles each wasm
+/// function on its first call, so this task takes most of SQLite's compiling (`System::warm_up`) and the one
+/// that opens or replays into the page's databases is short too. Should SQLite fail here, that fails too, and
+/// says so.
+pub fn warm_up_then(f: impl FnOnce() + 'static) {
+    run_soon(move || {
+        let _ = outbox_core::protocol::system::System::warm_up();
+        f()
+    });
+}
+
 /// Runs `f` in a task after the browser has painted what the DOM holds now (the next frame, then the next task).
 /// A page the browser is not drawing (a hidden tab) gets no frame: then after 100 ms.
 pub fn after_paint(f: impl FnOnce() + 'static) {
-    use std::cell::Cell;
     use wasm_bindgen::JsCast;
-    let once = Rc::new(Cell::new(Some(Box::new(f) as Box<dyn FnOnce()>)));
-    let fire = move || {
-        if let Some(f) = once.take() {
-            yield_then(f);
-        }
-    };
+    let fire = once(move || yield_then(f));
     let Some(window) = web_sys::window() else {
-        return;
+        return fire();
     };
     let frame = wasm_bindgen::closure::Closure::once_into_js(fire.clone());
     let timer = wasm_bindgen::closure::Closure::once_into_js(fire);

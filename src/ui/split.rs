@@ -59,21 +59,10 @@ pub fn before_start(f: impl FnOnce() + 'static) {
 
 /// Hands `f` to a loader hook; runs it here if the hook cannot be called. `f` runs at most once either way.
 fn call_once_through(hook: fn(&JsValue) -> Result<(), JsValue>, f: impl FnOnce() + 'static) {
-    use std::{cell::Cell, rc::Rc};
     // Whichever way it goes, `f` runs at most once.
-    let f = Rc::new(Cell::new(Some(Box::new(f) as Box<dyn FnOnce()>)));
-    let run = {
-        let f = f.clone();
-        Closure::once_into_js(move || {
-            if let Some(f) = f.take() {
-                f()
-            }
-        })
-    };
-    if hook(&run).is_err() {
-        if let Some(f) = f.take() {
-            f()
-        }
+    let f = crate::ui::once(f);
+    if hook(&Closure::once_into_js(f.clone())).is_err() {
+        f()
     }
 }
 

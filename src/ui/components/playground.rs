@@ -187,11 +187,7 @@ pub fn Playground(props: &Props) -> Html {
                     if replays {
                         return next();
                     }
-                    // SQLite's first use, in a scratch database: most of its code is compiled then, in a task of
-                    // its own (`System::warm_up`), so the task that opens the page's databases is short too.
-                    crate::ui::run_soon(move || {
-                        // Should SQLite fail here, opening the page's databases fails too, and says so.
-                        let _ = outbox_core::protocol::system::System::warm_up();
+                    crate::ui::warm_up_then(move || {
                         crate::ui::run_soon(move || {
                             if let Err(e) = model.open() {
                                 model.dispatch(Action::Error(tf(
