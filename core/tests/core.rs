@@ -144,6 +144,10 @@ both! {
         // Twice, as a page would if it started twice in one module: each scratch database is its own.
         System::warm_up().unwrap();
         System::warm_up().unwrap();
+        // And each step alone, as the page runs them (a task each), in any order.
+        for step in System::WARM_UP.iter().rev() {
+            step().unwrap();
+        }
         let (got, doc) = run(strict(), &[advance("A", 1)]);
         assert_eq!(got, vec![COMMITTED]);
         assert_eq!(doc.producer.outbox.len(), 1);

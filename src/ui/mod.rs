@@ -234,15 +234,23 @@ pub fn once(f: impl FnOnce() + 'static) -> impl Fn() + Clone + 'static {
     }
 }
 
-/// SQLite's first use, in a scratch database, as a task of its own, then `f`: the browser compiles each wasm
-/// function on its first call, so this task takes most of SQLite's compiling (`System::warm_up`) and the one
-/// that opens or replays into the page's databases is short too. Should SQLite fail here, that fails too, and
-/// says so.
+/// SQLite's first use, in scratch databases, a step a task (`System::WARM_UP`), then `f` in a task of its own:
+/// the browser compiles each wasm function on its first call, so these tasks take most of SQLite's compiling
+/// and the one that opens or replays into the page's databases is short too. Should SQLite fail here, that
+/// fails too, and says so.
 pub fn warm_up_then(f: impl FnOnce() + 'static) {
-    run_soon(move || {
-        let _ = outbox_core::protocol::system::System::warm_up();
-        f()
-    });
+    fn step(i: usize, f: Box<dyn FnOnce()>) {
+        yield_then(
+            move || match outbox_core::protocol::system::System::WARM_UP.get(i) {
+                Some(warm_up) => {
+                    let _ = warm_up();
+                    step(i + 1, f)
+                }
+                None => f(),
+            },
+        );
+    }
+    step(0, Box::new(f));
 }
 
 /// Runs `f` in a task after the browser has painted what the DOM holds now (the next frame, then the next task).

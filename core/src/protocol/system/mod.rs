@@ -61,16 +61,34 @@ pub struct System {
 pub const PRODUCER_FILE: &str = "producer.db";
 pub const CONSUMER_FILE: &str = "consumer.db";
 
+/// Without the leading `/`, a memdb database private to its connection, freed when it closes.
+const WARM_UP_DB: &str = "file:outbox-playground-warm-up.db?vfs=memdb";
+
 impl System {
-    /// Runs the producer's schema in a scratch in-memory database, closed again at once: none of the
-    /// playground's state. For the page: the browser compiles each wasm function on its first call, on the
-    /// thread that makes it, so opening SQLite for the first time is one long task; called in a task of its
-    /// own first, it leaves most of SQLite's code compiled for [`System::new`], and both tasks are shorter.
+    /// SQLite's first use, in scratch in-memory databases closed again at once: none of the playground's state.
+    /// For the page: the browser compiles each wasm function on its first call, on the thread that makes it, so
+    /// opening SQLite for the first time is one long task. Run first, a step a task, these leave most of
+    /// SQLite's code compiled for [`System::new`], and every task is short: opening a connection (SQLite's
+    /// start), running a query (its parser and its VM), then a schema (its B-trees and its catalogue).
+    pub const WARM_UP: [fn() -> Result<(), Stop>; 3] = [
+        || {
+            db::open(WARM_UP_DB)?;
+            Ok(())
+        },
+        || {
+            let scratch = db::open(WARM_UP_DB)?;
+            scratch.query_row("SELECT 1", [], |_| Ok(()))?;
+            Ok(())
+        },
+        || {
+            db::open(WARM_UP_DB)?.execute_batch(PRODUCER_SCHEMA)?;
+            Ok(())
+        },
+    ];
+
+    /// Every step of [`System::WARM_UP`] at once.
     pub fn warm_up() -> Result<(), Stop> {
-        // Without the leading `/`, a memdb database private to this connection, freed when it closes.
-        let scratch = db::open("file:outbox-playground-warm-up.db?vfs=memdb")?;
-        scratch.execute_batch(PRODUCER_SCHEMA)?;
-        Ok(())
+        System::WARM_UP.iter().try_for_each(|step| step())
     }
 
     /// Two fresh, empty databases with the article's schema, and a process running against them.
