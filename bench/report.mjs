@@ -112,9 +112,10 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   functions and CTEs cannot be omitted from the amalgamation).
 - **Time to interactive.** Medians of the first-visit loads, served with brotli: the files are in by ${f(ph.files.median, 0)} ms, the
   module starts at ${f(ph.start.median, 0)} ms, and the load's mark, set once the player's controls and columns
-  have painted (two tasks; the diagram, log and SQL, and the tools, come a task each later), at
-  ${f(b.tti_ms.median, 0)} ms; its databases are open at ${f(ph.databases.median, 0)} ms, in two tasks after the mark (SQLite's warm-up,
-  then the page's pair). Until then the player shows the empty tables a fresh pair holds (known without SQLite;
+  have painted (three tasks: the header, the controls, the columns; the diagram, the log and SQL, the
+  experiments and the other tools come a task each later), at
+  ${f(b.tti_ms.median, 0)} ms; its databases are open at ${f(ph.databases.median, 0)} ms, in four tasks after the mark (SQLite's warm-up,
+  three steps, then the page's pair). Until then the player shows the empty tables a fresh pair holds (known without SQLite;
   the core's tests check it against SQLite's answer), and a reader's action opens them itself. Before that
   change, the player was drawn only once the databases were open: side by side, 12–14 first visits each,
   alternating, in two runs: interactive 193 → 138–149 ms, first paint unchanged. The first contentful paint is the header's, at ${f(ph.paint.median, 0)} ms: the build prerenders it into
@@ -199,8 +200,9 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   same one: in 10 loads traced by their marks, it was the module's start with the player's first
   render, SQLite's warm-up, the diagram's part or the tools' (59–88 ms each, once per load at most, none in
   6 of the 10). The page does its start-up in separate tasks (the module, the header once the
-  first paint is recorded, the controls, the columns, SQLite's warm-up, the databases, then the diagram, log
-  and SQL, then the tools below them, then one experiment per task). Most of each task is V8's first compile
+  first paint is recorded, the controls, the columns, SQLite's warm-up in three, the databases, then the
+  diagram, the log and SQL, the experiments, the other tools below them, then one experiment checked per
+  task). Most of each task is V8's first compile
   of the code it runs: it compiles a wasm function on the thread that first calls it. In a trace of a first
   visit, the databases' task spent 84 of its 108 ms in that compiling and the player's first render 99 of
   131 ms. Two splits since: SQLite's first use now happens in a scratch database, in a task of its own
@@ -208,8 +210,15 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   SQLite compiled; and the player's first render is two tasks, the controls then the columns. Side by side
   in one run, 16 loads each, alternating: loads with a task over 50 ms 14 → 3, the longest task (median)
   60 → 0 ms, blocking 10 → 0 ms, interactive 386 → 402 ms (within the noise: 284–608 ms); warm-up alone,
-  without the second split, left the longest task at 54–67 ms in two runs. The median longest task in the
-  table is this run's. Measured before that: with the compiling made eager by a V8 flag (not something a page can
+  without the second split, left the longest task at 54–67 ms in two runs. Then, on 2026-12-02, with the tasks still over 50 ms
+  found mostly in SQLite's first use (traced by marks, 15–20 loads): the warm-up in three steps (a
+  connection, a query, the schema), the header drawn alone before the controls (Yew's own code compiles
+  there), and the diagram, the log and SQL, the experiments
+  and the other tools a part each. Side by side, 20 loads each, alternating, two runs: loads with a task
+  over 50 ms 14 → 3 and 16 → 5, the median longest task 59 → 0 and 66 → 0 ms, interactive within the noise
+  (296 → 303 ms, 343 → 348 ms); what was left over 50 ms was scattered (the module's start, a query's first
+  parse, the tools). A task of its own for the first render, apart from the module's start, tried in the second
+  run, did not help (9 of 20 loads over 50 ms): not kept. The median longest task in the table is this run's. Measured before that: with the compiling made eager by a V8 flag (not something a page can
   ask for), navigation-to-databases went from 137 to 25 ms and the blocking time from 56 to 7 ms (10 loads
   each). A page can get the same by having a worker call that code first, since every instance of the posted
   module shares its compiled code; built and measured: when the page waited for the worker, the blocking

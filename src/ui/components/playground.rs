@@ -162,14 +162,16 @@ pub fn Playground(props: &Props) -> Html {
     });
     // On a phone the diagram is a tab beside the tables; wider, it sits beside or below them.
     let tab = use_state(|| false);
-    // The page draws in four tasks, each shorter than one would be: the controls, then the columns (producer,
-    // wire, consumer), then the diagram, log and SQL, then the tools below them (experiments, share, explorer,
-    // checker), which are out of view at first. Once the player (controls and columns) has painted, the
-    // databases open, in tasks of their own, before the diagram draws (a reader's action before that opens
-    // them itself). Each part only adds below or beside what is drawn (the diagram's column is sized by the
-    // grid, not by it), so nothing moves. The tools' code is not in the first load of a split build: they wait
-    // for the rest of the module, asked for once the player is interactive.
-    let drawn = use_state(|| 0u8);
+    // The page draws in parts, a task each, each shorter than one would be (`Part`): the header (the same as the
+    // prerendered one it replaces; Yew's own code runs for the first time here, and the browser compiles each
+    // function on its first call), the controls, the columns (producer, wire, consumer), the diagram, the log
+    // and SQL, then the tools below them (the experiments, then share, explorer and checker), which are out of
+    // view at first. Once the player (controls and columns) has painted, the databases open, in tasks of their
+    // own, before the diagram draws (a reader's action before that opens them itself). Each part only adds
+    // below or beside what is drawn (the diagram's column is sized by the grid, not by it), so nothing moves.
+    // The tools' code is not in the first load of a split build: they wait for the rest of the module, asked
+    // for once the player is interactive.
+    let drawn = use_state(|| Part::Header);
     {
         let drawn = drawn.clone();
         let model = model.clone();
@@ -177,43 +179,44 @@ pub fn Playground(props: &Props) -> Html {
         let replays = props.link_trace.is_some() || props.address.preset.is_some();
         use_effect_with(*drawn, move |&part| {
             // Yew draws each part at the end of its task; the next waits for the next task.
-            let next = move || crate::ui::yield_then(move || drawn.set(part + 1));
+            let next = move || {
+                if let Some(after) = part.next() {
+                    crate::ui::yield_then(move || drawn.set(after))
+                }
+            };
             match part {
+                Part::Header | Part::Controls | Part::Diagram | Part::Library => next(),
                 // The benchmark's "interactive" moment: the player (controls and columns) painted, its controls
                 // answering.
-                1 => crate::ui::after_paint(move || {
+                Part::Columns => crate::ui::after_paint(move || {
                     crate::ui::mark("playground-ready");
                     crate::ui::split::prefetch();
                     if replays {
                         return next();
                     }
                     crate::ui::warm_up_then(move || {
-                        crate::ui::run_soon(move || {
-                            if let Err(e) = model.open() {
-                                model.dispatch(Action::Error(tf(
-                                    model.lang,
-                                    "sqlite.failed",
-                                    &[&e],
-                                )));
-                            }
-                            crate::ui::mark("playground-databases-open");
-                            next();
-                        });
+                        if let Err(e) = model.open() {
+                            model.dispatch(Action::Error(tf(model.lang, "sqlite.failed", &[&e])));
+                        }
+                        crate::ui::mark("playground-databases-open");
+                        next();
                     });
                 }),
                 // What the first load is made of (`scripts/split-wasm.mjs` profiles the page up to here).
-                2 => {
+                Part::Panels => {
                     crate::ui::mark("playground-drawn");
                     crate::ui::split::when_loaded(next);
                 }
-                0 => next(),
-                _ => {}
+                Part::Tools => {}
             }
         });
     }
-    let player = *drawn >= 1;
-    let panels = *drawn >= 2;
-    let tools = *drawn >= 3;
+    let controls = *drawn >= Part::Controls;
+    let player = *drawn >= Part::Columns;
+    let diagram = *drawn >= Part::Diagram;
+    let panels = *drawn >= Part::Panels;
+    let library = *drawn >= Part::Library;
+    let tools = *drawn >= Part::Tools;
     let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
         .into_iter()
         .filter(|p| show(*p))
@@ -227,49 +230,52 @@ pub fn Playground(props: &Props) -> Html {
     html! {
         <ContextProvider<Ctx> context={model.clone()}>
             { crate::first_screen::header(lang, embed, Some(switch_lang)) }
-            if show(Panel::Controls) {
-                <Controls />
-            } else if show(Panel::Crash) {
-                <Controls only_crash=true />
-            }
-            if show(Panel::Timeline) {
-                <Timeline />
-            }
-            if let Some(text) = ignored {
-                <p class="notice" role="status" data-testid="address-notice">{ text }</p>
-            }
-            <StatusBar />
-            <div class={classes!("stage", tabbed.then_some("tabbed"), tab.then_some("show-diagram"))}>
-                if tabbed {
-                <div class="tabs" role="tablist" aria-label={t(lang, "tab.label")}>
-                    <button role="tab" data-testid="tab-tables" aria-selected={(!*tab).to_string()}
-                        onclick={pick(false)}>{ t(lang, "tab.tables") }</button>
-                    <button role="tab" data-testid="tab-diagram" aria-selected={tab.to_string()}
-                        onclick={pick(true)}>{ t(lang, "tab.diagram") }</button>
+            if controls {
+                if show(Panel::Controls) {
+                    <Controls />
+                } else if show(Panel::Crash) {
+                    <Controls only_crash=true />
+                }
+                if show(Panel::Timeline) {
+                    <Timeline />
+                }
+                if let Some(text) = ignored {
+                    <p class="notice" role="status" data-testid="address-notice">{ text }</p>
+                }
+                <StatusBar />
+                <div class={classes!("stage", tabbed.then_some("tabbed"), tab.then_some("show-diagram"))}>
+                    if tabbed {
+                    <div class="tabs" role="tablist" aria-label={t(lang, "tab.label")}>
+                        <button role="tab" data-testid="tab-tables" aria-selected={(!*tab).to_string()}
+                            onclick={pick(false)}>{ t(lang, "tab.tables") }</button>
+                        <button role="tab" data-testid="tab-diagram" aria-selected={tab.to_string()}
+                            onclick={pick(true)}>{ t(lang, "tab.diagram") }</button>
+                    </div>
+                    }
+                    if player && columns > 0 {
+                        <main class={classes!("columns", format!("n{columns}"))}>
+                            if show(Panel::Producer) { <ProducerColumn /> }
+                            if show(Panel::Wire) { <Wire /> }
+                            if show(Panel::Consumer) { <ConsumerColumn /> }
+                        </main>
+                    }
+                    if diagram && show(Panel::Diagram) { <DiagramPanel /> }
                 </div>
-                }
-                if player && columns > 0 {
-                    <main class={classes!("columns", format!("n{columns}"))}>
-                        if show(Panel::Producer) { <ProducerColumn /> }
-                        if show(Panel::Wire) { <Wire /> }
-                        if show(Panel::Consumer) { <ConsumerColumn /> }
-                    </main>
-                }
-                if panels && show(Panel::Diagram) { <DiagramPanel /> }
-            </div>
+            }
             if panels && (show(Panel::Log) || show(Panel::Sql)) {
                 <section class="panels">
                     if show(Panel::Log) { <EventLog /> }
                     if show(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
-            if tools && (show(Panel::Experiments) || show(Panel::Share) || show(Panel::Explorer) || show(Panel::Checker)) {
+            if library && (show(Panel::Experiments) || show(Panel::Share) || show(Panel::Explorer) || show(Panel::Checker)) {
                 <section class="panels">
                     if show(Panel::Experiments) { <Library /> }
+                    // There from the first, empty, so that what it is given next moves nothing.
                     <div class="side">
-                        if show(Panel::Share) { <Share /> }
-                        if show(Panel::Explorer) { <Explorer /> }
-                        if show(Panel::Checker) { <Checker /> }
+                        if tools && show(Panel::Share) { <Share /> }
+                        if tools && show(Panel::Explorer) { <Explorer /> }
+                        if tools && show(Panel::Checker) { <Checker /> }
                     </div>
                 </section>
             }
@@ -287,4 +293,33 @@ fn typing(e: &web_sys::KeyboardEvent) -> bool {
     e.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+}
+
+/// The parts the page draws in, a task each, in this order (`Playground`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Part {
+    Header,
+    Controls,
+    Columns,
+    Diagram,
+    /// The log and the SQL.
+    Panels,
+    /// The twelve experiments.
+    Library,
+    /// Share, the explorer and the checker.
+    Tools,
+}
+
+impl Part {
+    fn next(self) -> Option<Part> {
+        match self {
+            Part::Header => Some(Part::Controls),
+            Part::Controls => Some(Part::Columns),
+            Part::Columns => Some(Part::Diagram),
+            Part::Diagram => Some(Part::Panels),
+            Part::Panels => Some(Part::Library),
+            Part::Library => Some(Part::Tools),
+            Part::Tools => None,
+        }
+    }
 }
