@@ -136,7 +136,7 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   measured, 20 first visits each, alternating, against Trunk's preload and start-up script: interactive 176 →
   157 ms, the module starting 93 → 84 ms, first paint unchanged; the preload, moved to the top of \`<head>\`,
   serves that request), and the prerendered header stands until the
-  player replaces it (it was drawn twice). Then V8 compiles each function of the 0.78 MB primary on its first
+  page's own header replaces it, in the page's first task (it was once drawn twice). Then V8 compiles each function of the 0.78 MB primary on its first
   call, on the main thread (Yew's as the player draws; SQLite's after, in the warm-up and as the databases open). The
   row above with V8 compiling everything beforehand says what compiling costs and what is left: the module then
   starts later (compiled whole before it runs), and the page's own work from its start to interactive (Yew

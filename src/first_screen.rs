@@ -1,4 +1,4 @@
-//! The page's first screen: the header, which the page draws while SQLite starts and which the build also
+//! The page's first screen: the header, which the page draws first, alone, and which the build also
 //! prerenders into `index.html` (both languages), so a reader sees it before the module has arrived.
 //!
 //! One function draws it both times. In the browser it is Yew's client renderer; natively, Yew's server
@@ -8,8 +8,8 @@
 use crate::i18n::{t, Lang};
 use yew::prelude::*;
 
-/// The page's header, drawn alone while SQLite starts and then by the player, the same both times (nothing
-/// moves when the player arrives). No header in an embed.
+/// The page's header, drawn alone by the page's first render and then with the player, the same both times
+/// (nothing moves when the player arrives), and prerendered by the build. No header in an embed.
 pub fn header(lang: Lang, embed: bool, switch_lang: Option<Callback<MouseEvent>>) -> Html {
     if embed {
         return html! {};

@@ -202,9 +202,8 @@ fn App() -> Html {
     let address = use_memo((), |_| address::Address::of_page());
     let started = use_memo((), move |_| starting_model(lang));
     let (model, link_trace) = &*started;
-    // The prerendered header stands for the page's own until the player draws it, in this same task: drawing
-    // the same header twice (once alone, once with the player) cost a render and a layout on the way to
-    // interactive.
+    // The prerendered header stands for the page's own until the page's first render draws it (the header
+    // alone, `Part::Header`), in this same task: the page draws it once, and the controls are added below.
     use_effect_with((), |_| remove_first_screen());
     html! {
         <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />

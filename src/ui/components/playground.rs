@@ -175,7 +175,7 @@ pub fn Playground(props: &Props) -> Html {
     {
         let drawn = drawn.clone();
         let model = model.clone();
-        // A preset's or a link's history replays on databases of its own, opened as the player draws.
+        // A preset's or a link's history replays on databases of its own, opened by the page's first render.
         let replays = props.link_trace.is_some() || props.address.preset.is_some();
         use_effect_with(*drawn, move |&part| {
             // Yew draws each part at the end of its task; the next waits for the next task.
