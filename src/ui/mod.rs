@@ -36,9 +36,10 @@ pub fn start() {
     // removed before that, the element is forgotten, and the page's own identical header would count as the
     // largest paint, as late as the module (`www/page-start.js` says when: about 250 ms at most, later in a
     // hidden tab).
-    // The player draws first, its databases not yet open (`Playground`). An address that starts from a history (a
-    // preset's, a link's) replays it as the player draws, with code in the rest of a split module: the page waits
-    // for that part (`split::before_start`), and meanwhile warms SQLite up, so the replay's task is short too.
+    // The page draws in parts, the player before its databases open (`Playground`). An address that starts from a
+    // history (a preset's, a link's) replays it in the page's first render, with code in the rest of a split
+    // module: the page waits for that part (`split::before_start`), and meanwhile warms SQLite up
+    // (`warm_up_then`), so the replay's task is short too.
     after_first_screen(|| {
         // Not decoded here: the link is read once, as the page's model is made (`starting_model`).
         let history = address::Address::of_page().preset.is_some() || link_in_location().is_some();
