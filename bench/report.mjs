@@ -24,9 +24,10 @@ const ttiRatio = b.tti_ms.median / floor;
 const ph = b.tti_phases_ms;
 const rows = [
   ['first load, gzip -9 (html + js + the primary part of the wasm module)', `${gz.toLocaleString('en-US')} B (${f(gz / 1024)} KiB); brotli 11: ${br.toLocaleString('en-US')} B; raw ${raw.toLocaleString('en-US')} B${(b.parts ?? []).map((p) => `. The module's ${p.part} part (${p.part === 'history' ? 'a preset\'s or a link\'s history; fetched beside the first load when the address has one, else once the player is interactive' : 'the tools and the rest; fetched once the player is interactive'}): ${p.gzip.toLocaleString('en-US')} B gzip, ${p.brotli.toLocaleString('en-US')} B brotli`).join('')}`, `≤ ${budget.target_gzip_bytes / 1000} KB`, mark(gz <= budget.target_gzip_bytes)],
-  ['first contentful paint against the floor (a static copy of the same first screen, no script), served with brotli: 10 loads each', `${f(fcpRatio, 2)}×: ${mmm(b.tti_phases_ms.paint, 0, ' ms')} against ${mmm(b.static_fcp_ms, 0, ' ms')}`, '≤ 1.1×', mark(fcpRatio <= 1.1)],
+  ['first contentful paint against the floor (a static copy of the same first screen: the page\'s body as it is when the page becomes interactive, header, controls and columns, with its stylesheet, no script), served with brotli: 10 loads each, alternating', `${f(fcpRatio, 2)}×: ${mmm(b.tti_phases_ms.paint, 0, ' ms')} against ${mmm(b.static_fcp_ms, 0, ' ms')}`, '≤ 1.1×', mark(fcpRatio <= 1.1)],
   ...(b.slow_network_fcp_ms ? [['first contentful paint on a slow network (Chrome\'s own throttling: 150 ms a request, 1.6 Mbit/s), against the floor there: 7 loads each, alternating', `${f(b.slow_network_fcp_ms.median / b.slow_network_static_fcp_ms.median, 2)}×: ${mmm(b.slow_network_fcp_ms, 0, ' ms')} against ${mmm(b.slow_network_static_fcp_ms, 0, ' ms')}; interactive at ${mmm(b.slow_network_tti_ms, 0, ' ms')}`, '—', '']] : []),
   ['time to interactive against the same floor', `${f(ttiRatio, 2)}×: ${f(b.tti_ms.median, 0)} ms against ${f(floor, 0)} ms`, '≤ 1.3×', mark(ttiRatio <= 1.3)],
+  ...(b.whole_page_fcp_ms ? [['the same two against a static copy of the whole finished page instead (the diagram, the log, the experiments and the tools too: the floor until 2026-12-02), its loads alternating with the same ones', `first paint ${f(ph.paint.median / b.whole_page_fcp_ms.median, 2)}×, interactive ${f(b.tti_ms.median / b.whole_page_fcp_ms.median, 2)}×: against ${mmm(b.whole_page_fcp_ms, 0, ' ms')}`, '—', '']] : []),
   ['time to interactive (navigation start → the player painted, controls and columns, its controls answering; its databases open in the tasks after), first visit: 10 loads, each in a new browser profile', `${mmm(b.tti_ms, 0, ' ms')}`, '≤ 200 ms', mark(b.tti_ms.median <= 200)],
   ...(b.tti_eager_compile_ms ? [['time to interactive if V8 compiled the whole module as it arrives, in the background (`--no-wasm-lazy-compilation`, a Chromium flag readers do not have), against the same first visits as readers\' V8 does it (each function on its first call): 7 each, alternating', `${mmm(b.tti_eager_compile_ms, 0, ' ms')}, the module starting at ${f(b.tti_eager_compile_start_ms.median, 0)} ms (${f(b.tti_eager_compile_ms.median - b.tti_eager_compile_start_ms.median, 0)} ms from its start to interactive), against ${mmm(b.tti_lazy_compile_ms, 0, ' ms')}, starting at ${f(b.tti_lazy_compile_start_ms.median, 0)} ms (${f(b.tti_lazy_compile_ms.median - b.tti_lazy_compile_start_ms.median, 0)} ms)`, '—', '']] : []),
   ['start-up\'s longest main-thread task (navigation → the twelve experiments checked), first visit: 10 loads', `${mmm(b.startup_longest_task_ms, 0, ' ms')}`, '≤ 50 ms', mark(b.startup_longest_task_ms.median <= 50)],
@@ -120,15 +121,19 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   change, the player was drawn only once the databases were open: side by side, 12–14 first visits each,
   alternating, in two runs: interactive 193 → 138–149 ms, first paint unchanged. The first contentful paint is the header's, at ${f(ph.paint.median, 0)} ms: the build prerenders it into
   \`index.html\` in both languages (Yew's server renderer, run natively on the page's own header function), so it
-  paints from the HTML alone (the stylesheet is inlined), like the floor: a static copy of the same first screen (its
-  whole DOM and stylesheet, no script) first paints at ${mmm(b.static_fcp_ms, 0, ' ms')} in a fresh profile, each of its loads right after
+  paints from the HTML alone (the stylesheet is inlined), like the floor: a static copy of the same first screen (the
+  body as the page has drawn it at the moment it marks itself interactive — header, controls, columns — and the
+  stylesheet, no script) first paints at ${mmm(b.static_fcp_ms, 0, ' ms')} in a fresh profile, each of its loads right after
   one of the page's. They alternate since 2026-12-02: measured after the page's ten (as before), the floor once
   first painted at 208 ms, later than the page's own first paint (152 ms) in the same run, and the ratio said
-  more about the machine's drift than the page. The ratio also moves with the machine's speed from day to day:
-  the floor lays out the whole first screen in one go, the page only its header first (this run's machine is
-  the slow one in the last table). Three runs on 2026-12-02, the same code but for a tidy, alternating
-  10 loads each: 1.27×, 1.12× and 1.74× (the page's loads ranging 193–499 ms in the last): the 1.3× goal
-  lies inside this machine's noise, and one run meeting it says little. Every load here is waited on
+  more about the machine's drift than the page. Until a later run that day the floor was a copy of the
+  whole finished page, tools and all, not of the first screen as the issue names it; its one layout of
+  everything costs more than the first screen's, the more so on a slow day, and the ratio swung with the
+  machine: three runs on 2026-12-02, the same code but for a tidy, 10 loads each: 1.27×, 1.12× and 1.74×.
+  It is still measured, in its own row, to compare with earlier runs: there the ratio is ${b.whole_page_fcp_ms ? f(b.tti_ms.median / b.whole_page_fcp_ms.median, 2) : '—'}× in this run, against
+  ${f(ttiRatio, 2)}× for the first screen's copy (20 first visits each, alternating, on the day the floor changed: 1.77×
+  for the first screen's copy and 1.24× for the whole page's, the page interactive at 184 ms).
+  Every load here is waited on
   by an init script that observes the marks and says so on the console: Playwright's own waiting injects a
   script (~13 ms of compiling) when the load event fires, which landed in the middle of the page's start-up
   (and, for the floor, before its first paint) until 2026-12-01. The rest of the screen waits for the module:
