@@ -91,6 +91,8 @@
       ? `Part of the playground could not be loaded (${e.message || e}). Reload the page to try again.`
       : `部分代码未能加载（${e.message || e}），请重新加载页面再试。`;
     document.body.prepend(panel);
+    // What waits for the part will not be drawn: an embed's frame sizes itself to what is there, message and all.
+    root.setAttribute('data-drawn', '');
   };
   function fetchPart(part) {
     const url = urlOf(part);
@@ -183,10 +185,14 @@
 
   // In embed mode inside a frame, tell the parent page the playground's height whenever it changes, so the
   // frame can be exactly as tall as its content, with no scrollbar of its own. The parent's few lines of
-  // listener are in the README; they check that the message comes from this frame.
+  // listener are in the README; they check that the message comes from this frame. Not while the page is
+  // still drawing its view part by part (until the module sets `<html data-drawn>`): each part's height would
+  // resize the frame and move the article around it, from the height its author gave it down to an empty
+  // page's and up again in steps. The frame keeps that height until it takes the whole view's, once.
   if (embed && window.parent !== window) {
     let last = 0;
     const post = () => {
+      if (!root.hasAttribute('data-drawn')) return;
       const height = Math.ceil(root.getBoundingClientRect().height);
       if (height !== last) {
         last = height;
@@ -194,5 +200,6 @@
       }
     };
     new ResizeObserver(post).observe(root);
+    new MutationObserver(post).observe(root, { attributes: true, attributeFilter: ['data-drawn'] });
   }
 })();

@@ -83,6 +83,17 @@ fn after_first_screen(f: impl FnOnce() + 'static) {
     };
 }
 
+/// Says on `<html data-drawn>` that the page has drawn every part its view shows: an embed's frame takes its
+/// height only from then on (`www/page-start.js`). Also set by the panic panel, which is all there is to show.
+pub fn mark_view_drawn() {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = root.set_attribute("data-drawn", "");
+    }
+}
+
 /// A panic must not leave a dead page: the hook runs before the module aborts, so it draws a panel with plain
 /// DOM calls (Yew is gone by then) and offers a reset that reloads the page without the session's link.
 fn show_panic_panel(message: &str) {
@@ -125,6 +136,7 @@ fn show_panic_panel(message: &str) {
         let _ = panel.append_child(&button);
     }
     let _ = body.prepend_with_node_1(&panel);
+    mark_view_drawn();
 }
 
 /// For the benchmark (`scripts/bench.sh`): the explorer's full workload, run at once on the main thread, as

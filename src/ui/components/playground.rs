@@ -177,7 +177,13 @@ pub fn Playground(props: &Props) -> Html {
         let model = model.clone();
         // A preset's or a link's history replays on databases of its own, opened by the page's first render.
         let replays = props.link_trace.is_some() || props.address.preset.is_some();
+        let last = Part::last_shown(&props.address);
         use_effect_with(*drawn, move |&part| {
+            // Everything this view shows is drawn: an embed's frame is sized from now on (`www/page-start.js`),
+            // once, to its whole height, rather than at each part (each would move the article around it).
+            if part == last {
+                crate::ui::mark_view_drawn();
+            }
             // Yew draws each part at the end of its task; the next waits for the next task.
             let next = move || {
                 if let Some(after) = part.next() {
@@ -311,6 +317,25 @@ enum Part {
 }
 
 impl Part {
+    /// The last part that draws something `address`'s view shows (the page without `?embed` shows all).
+    fn last_shown(address: &Address) -> Part {
+        let any = |panels: &[Panel]| panels.iter().any(|p| address.shows(*p));
+        if !address.embed || any(&[Panel::Share, Panel::Explorer, Panel::Checker]) {
+            // The page's own shortcuts line comes with the tools.
+            Part::Tools
+        } else if any(&[Panel::Experiments]) {
+            Part::Library
+        } else if any(&[Panel::Log, Panel::Sql]) {
+            Part::Panels
+        } else if any(&[Panel::Diagram]) {
+            Part::Diagram
+        } else if any(&[Panel::Producer, Panel::Wire, Panel::Consumer]) {
+            Part::Columns
+        } else {
+            Part::Controls
+        }
+    }
+
     fn next(self) -> Option<Part> {
         match self {
             Part::Header => Some(Part::Controls),
