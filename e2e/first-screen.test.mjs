@@ -19,6 +19,10 @@ for (const lang of ['en', 'zh']) {
     await expect(page.locator('html')).toHaveAttribute('lang', lang === 'zh' ? 'zh-Hans' : 'en');
     // The copies carry no test id: those name the live page's elements.
     await expect(page.locator('[data-prerender] [data-testid]')).toHaveCount(0);
+    // Below it, the page says the module did not come, rather than staying blank.
+    await expect(page.getByTestId('module-failed')).toContainText(
+      lang === 'zh' ? '实验台未能加载' : 'The playground could not be loaded');
+    await expect(page.getByTestId('module-failed')).toContainText(lang === 'zh' ? '请重新加载页面再试' : 'Reload the page');
     // Its language button works before the module: the other copy shows, and the choice is remembered.
     await shown.locator('button.lang').click();
     const other = lang === 'zh' ? 'en' : 'zh';

@@ -2,7 +2,7 @@
 // the bytes arrive, instead of once the document is parsed and Trunk's start-up script has run. Names the
 // module in a <meta> at the top of <head>, where www/page-start.js reads it, and has the start-up script take
 // the module page-start.js compiled (`window.outboxModule`, a promise of the module or, should that fail, of
-// the response to fetch it again) when there is one.
+// the response to fetch it again) when there is one, and say so on the page if it cannot (`outboxFailed`).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -16,7 +16,10 @@ const init = /import init, \* as bindings from '[^']+\.js';\s*const wasm = await
 const m = init.exec(html);
 if (!m) throw new Error('compile-early: index.html has no start-up script of the form Trunk 0.21 writes');
 const [whole, wasm] = m;
-html = html.replace(whole, whole.replace(`module_or_path: '${wasm}'`, `module_or_path: window.outboxModule ?? '${wasm}'`));
+// Should the module not arrive (offline, a host that lost the file), the page says so rather than staying blank
+// below its header (`outboxFailed`, page-start.js).
+html = html.replace(whole, whole.replace(`module_or_path: '${wasm}' });`,
+  `module_or_path: window.outboxModule ?? '${wasm}' }).catch((e) => { window.outboxFailed?.(e); throw e; });`));
 // Trunk's preload of the module moves to the top of <head>, before page-start.js, so the browser's own loader
 // asks for the module as the document is read (and a page audit sees a request of the document's, not a
 // script's); page-start.js's request, made just after with the same URL, mode and integrity, takes the

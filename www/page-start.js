@@ -80,20 +80,24 @@
   if (early) {
     document.addEventListener('readystatechange', () => fetchPart(parts[0]), { once: true });
   }
-  // Offline, most likely: the page cannot go on with what needs a part, and says so once.
-  const failed = (e) => {
-    if (document.querySelector('[data-testid=rest-failed]')) return;
+  // Offline, most likely: the page cannot go on with what needs a part (or, `whole`, without the module itself:
+  // Trunk's start-up script calls `outboxFailed`, scripts/compile-early.mjs), and says so once.
+  const failed = (e, whole = false) => {
+    const testid = whole ? 'module-failed' : 'rest-failed';
+    if (document.querySelector(`[data-testid=${testid}]`)) return;
     const panel = document.createElement('div');
     panel.className = 'panic-panel';
     panel.setAttribute('role', 'alert');
-    panel.dataset.testid = 'rest-failed';
+    panel.dataset.testid = testid;
+    const why = e?.message || e;
     panel.textContent = root.lang === 'en'
-      ? `Part of the playground could not be loaded (${e.message || e}). Reload the page to try again.`
-      : `部分代码未能加载（${e.message || e}），请重新加载页面再试。`;
+      ? `${whole ? 'The playground' : 'Part of the playground'} could not be loaded (${why}). Reload the page to try again.`
+      : `${whole ? '实验台' : '部分代码'}未能加载（${why}），请重新加载页面再试。`;
     document.body.prepend(panel);
     // What waits for the part will not be drawn: an embed's frame sizes itself to what is there, message and all.
     root.setAttribute('data-drawn', '');
   };
+  window.outboxFailed = (e) => failed(e, true);
   function fetchPart(part) {
     const url = urlOf(part);
     if (!url || part.pending || part.module || whole()) return part.pending;
@@ -188,7 +192,7 @@
   // listener are in the README; they check that the message comes from this frame. Not while the page is
   // still drawing its view part by part (until the module sets `<html data-drawn>`): each part's height would
   // resize the frame and move the article around it, from the height its author gave it down to an empty
-  // page's and up again in steps. The frame keeps that height until it takes the whole view's, once.
+  // page's and up again in steps. The frame keeps that height until it takes the whole view's.
   if (embed && window.parent !== window) {
     let last = 0;
     const post = () => {
