@@ -2,7 +2,7 @@
 // each opening its experiment with only its section's panels, sized to its content, from one download of each
 // of the module's three files.
 import path from 'node:path';
-import { test, expect, ROOT } from './fixtures.mjs';
+import { test, expect, ROOT, recordHeights, postedHeights } from './fixtures.mjs';
 import { firstLoad, parts } from './sizes.mjs';
 
 const FRAMES = {
@@ -23,15 +23,7 @@ for (const width of [360, 960]) {
       onRequest: (p) => { if (p.endsWith('.wasm')) wasm.push(p); },
     });
     const context = await browser.newContext({ viewport: { width, height: 800 } });
-    // Every height a frame posts, by frame, as the parent's listener hears them.
-    await context.addInitScript(() => {
-      window.__heights = {};
-      addEventListener('message', (event) => {
-        if (event.data?.type !== 'outbox-playground:height') return;
-        const frame = [...document.querySelectorAll('iframe')].find((f) => f.contentWindow === event.source);
-        (window.__heights[frame?.id] ??= []).push(event.data.height);
-      });
-    });
+    await recordHeights(context);
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -64,8 +56,7 @@ for (const width of [360, 960]) {
         expect(await handle.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
         // Resized once, straight to its whole height: not at each part the page draws (an empty page's height
         // first, then growing), which moved the article around it as the frames loaded.
-        const heights = await page.evaluate((frame) => window.__heights[frame], id);
-        expect(heights, `${id}: the heights it posted`).toEqual([await box()]);
+        expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([await box()]);
       });
     }
     // The module is in three files (the first load, its history and rest parts: scripts/split-wasm.mjs); each

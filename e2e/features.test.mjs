@@ -314,6 +314,44 @@ test('an embedded frame sizes itself to the playground through the README\'s lis
   }
 });
 
+test('an embed of a long session\'s link is sized once, after its replay in slices', async ({ browser, dist, serveDir }) => {
+  // Replayed in slices (over 200 steps), many of them: the page draws its parts while the replay is still
+  // filling them in.
+  const long = traceOf(Array.from({ length: 4000 }, (_, i) => (i % 2 ? { op: 'relay' } : { op: 'apply', flow: 'A' })));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-long-'));
+  fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body style="margin:0">
+    <iframe data-outbox-playground src="${dist.url}?embed#t=${packed(long)}" title="playground"
+      style="width:100%;height:900px;border:0"></iframe>
+    <script>
+      window.__heights = [];
+      addEventListener('message', (event) => {
+        const frame = document.querySelector('iframe');
+        if (event.source === frame.contentWindow && event.data?.type === 'outbox-playground:height') {
+          window.__heights.push(event.data.height);
+          frame.style.height = event.data.height + 'px';
+        }
+      });
+    </script>`);
+  try {
+    const parent = await serveDir(dir);
+    const context = await browser.newContext({ viewport: { width: 960, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(parent.url);
+    const inside = page.frameLocator('iframe');
+    await expect(position(inside)).toHaveText('after step 4000 of 4000', { timeout: 30_000 });
+    await expect(inside.getByTestId('loading')).toHaveCount(0);
+    const frame = page.frames().find((f) => f.url().includes('?embed'));
+    const content = () => frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+    const box = () => page.locator('iframe').evaluate((f) => f.getBoundingClientRect().height);
+    await expect.poll(async () => (await box()) - (await content())).toBe(0);
+    // Not the height of the page with its progress line and its columns not yet filled in, then the whole one.
+    expect(await page.evaluate(() => window.__heights), 'the heights it posted').toEqual([await box()]);
+    await context.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('in Chinese, the core\'s refusals are Chinese too, names and values kept', async ({ dist, open }) => {
   const page = await open(dist.url, { ...VIEW, locale: 'zh-CN' });
   const bad = JSON.stringify({ format: 'outbox-playground-trace/1', steps: [{ op: 'apply', flow: 'A B' }] });

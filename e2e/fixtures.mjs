@@ -99,3 +99,23 @@ export async function step(page, id, want) {
   await took(page, () => page.getByTestId(id).click());
   await expect(page.getByTestId('step-result')).toHaveText(want);
 }
+
+/**
+ * Records, in every page of `context`, each height an embedded frame posts (`outbox-playground:height`), by the
+ * frame's id, as a parent's listener hears them; `postedHeights(page, id)` reads them back.
+ */
+export function recordHeights(context) {
+  return context.addInitScript(() => {
+    window.__heights = {};
+    addEventListener('message', (event) => {
+      if (event.data?.type !== 'outbox-playground:height') return;
+      const frame = [...document.querySelectorAll('iframe')].find((f) => f.contentWindow === event.source);
+      (window.__heights[frame?.id] ??= []).push(event.data.height);
+    });
+  });
+}
+
+/** The heights the frame `id` has posted so far (`recordHeights`). */
+export function postedHeights(page, id) {
+  return page.evaluate((frame) => window.__heights[frame], id);
+}

@@ -1,5 +1,5 @@
 // End-to-end: drawing the page moves nothing where scrollbars take room, as a desktop browser's do.
-import { test, expect } from './fixtures.mjs';
+import { test, expect, recordHeights, postedHeights } from './fixtures.mjs';
 import { LAUNCH_OPTIONS } from './browser.mjs';
 
 // Headless Chromium hides scrollbars; a desktop browser's take room. The page grows past the window as it draws
@@ -27,3 +27,23 @@ for (const [width, height] of [[1350, 940], [1280, 800]]) {
     expect(shifts.reduce((a, b) => a + b, 0), 'cumulative layout shift').toBe(0);
   });
 }
+
+test('an embedded frame is sized once where scrollbars take room (the sample article, 960 × 800)', async ({ browser, dist }) => {
+  const context = await browser.newContext({ viewport: { width: 960, height: 800 } });
+  // Until it is sized, a frame's page is taller than the frame and may show a scrollbar; if that scrollbar took
+  // room, the height posted would be the narrowed page's, and the page would post again once the scrollbar went.
+  await recordHeights(context);
+  const page = await context.newPage();
+  await page.goto(`${dist.url}article.html`);
+  for (const frame of await page.locator('iframe[data-outbox-playground]').all()) {
+    await frame.scrollIntoViewIfNeeded();
+    const id = await frame.getAttribute('id');
+    const inside = await (await frame.elementHandle()).contentFrame();
+    await expect(page.frameLocator(`#${id}`).getByTestId('invariant')).toBeVisible();
+    const content = () => inside.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+    const box = () => frame.evaluate((f) => f.getBoundingClientRect().height);
+    await expect.poll(async () => (await box()) - (await content())).toBe(0);
+    expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([await box()]);
+  }
+  await context.close();
+});

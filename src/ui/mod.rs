@@ -84,7 +84,8 @@ fn after_first_screen(f: impl FnOnce() + 'static) {
 }
 
 /// Says on `<html data-drawn>` that the page has drawn every part its view shows: an embed's frame takes its
-/// height only from then on (`www/page-start.js`). Also set by the panic panel, which is all there is to show.
+/// height only from then on (`www/page-start.js`). Also set by the panic panel, and by `page-start.js` when a
+/// part of the module cannot be loaded: what is there then is all there is to show.
 pub fn mark_view_drawn() {
     if let Some(root) = web_sys::window()
         .and_then(|w| w.document())

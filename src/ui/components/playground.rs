@@ -177,13 +177,7 @@ pub fn Playground(props: &Props) -> Html {
         let model = model.clone();
         // A preset's or a link's history replays on databases of its own, opened by the page's first render.
         let replays = props.link_trace.is_some() || props.address.preset.is_some();
-        let last = Part::last_shown(&props.address);
         use_effect_with(*drawn, move |&part| {
-            // Everything this view shows is drawn: an embed's frame is sized from now on (`www/page-start.js`),
-            // once, to its whole height, rather than at each part (each would move the article around it).
-            if part == last {
-                crate::ui::mark_view_drawn();
-            }
             // Yew draws each part at the end of its task; the next waits for the next task.
             let next = move || {
                 if let Some(after) = part.next() {
@@ -214,6 +208,17 @@ pub fn Playground(props: &Props) -> Html {
                     crate::ui::split::when_loaded(next);
                 }
                 Part::Tools => {}
+            }
+        });
+    }
+    {
+        // Everything this view shows is drawn, and no replay in slices (a long link's) is still filling it in:
+        // an embed's frame is sized from now on (`www/page-start.js`), to its whole height, rather than at
+        // each part (each would move the article around it).
+        let done = *drawn >= Part::last_shown(address) && model.loading.is_none();
+        use_effect_with(done, |&done| {
+            if done {
+                crate::ui::mark_view_drawn();
             }
         });
     }
@@ -317,7 +322,8 @@ enum Part {
 }
 
 impl Part {
-    /// The last part that draws something `address`'s view shows (the page without `?embed` shows all).
+    /// The last part that draws something `address`'s view shows (the page itself, not an embed, draws its
+    /// shortcuts line with the tools).
     fn last_shown(address: &Address) -> Part {
         let any = |panels: &[Panel]| panels.iter().any(|p| address.shows(*p));
         if !address.embed || any(&[Panel::Share, Panel::Explorer, Panel::Checker]) {
