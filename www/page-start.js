@@ -80,10 +80,10 @@
   if (early) {
     document.addEventListener('readystatechange', () => fetchPart(parts[0]), { once: true });
   }
-  // Offline, most likely: the page cannot go on with what needs a part (or, `whole`, without the module itself:
-  // Trunk's start-up script calls `outboxFailed`, scripts/compile-early.mjs), and says so once.
-  const failed = (e, whole = false) => {
-    const testid = whole ? 'module-failed' : 'rest-failed';
+  // Offline, most likely: the page cannot go on with what needs a part (or, `entire`, without the module
+  // itself: Trunk's start-up script calls `outboxFailed`, scripts/compile-early.mjs), and says so once.
+  const failed = (e, entire = false) => {
+    const testid = entire ? 'module-failed' : 'rest-failed';
     if (document.querySelector(`[data-testid=${testid}]`)) return;
     const panel = document.createElement('div');
     panel.className = 'panic-panel';
@@ -91,8 +91,8 @@
     panel.dataset.testid = testid;
     const why = e?.message || e;
     panel.textContent = root.lang === 'en'
-      ? `${whole ? 'The playground' : 'Part of the playground'} could not be loaded (${why}). Reload the page to try again.`
-      : `${whole ? '实验台' : '部分代码'}未能加载（${why}），请重新加载页面再试。`;
+      ? `${entire ? 'The playground' : 'Part of the playground'} could not be loaded (${why}). Reload the page to try again.`
+      : `${entire ? '实验台' : '部分代码'}未能加载（${why}），请重新加载页面再试。`;
     document.body.prepend(panel);
     // What waits for the part will not be drawn: an embed's frame sizes itself to what is there, message and all.
     root.setAttribute('data-drawn', '');
