@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { test, expect, pendingTasksRun, step, took, ROOT } from './fixtures.mjs';
+import { test, expect, pendingTasksRun, step, took, ROOT, sizedToContent } from './fixtures.mjs';
 
 const VIEW = { viewport: { width: 1280, height: 900 } };
 const position = (page) => page.getByTestId('position');
@@ -340,12 +340,9 @@ test('an embed of a long session\'s link is sized once, after its replay in slic
     const inside = page.frameLocator('iframe');
     await expect(position(inside)).toHaveText('after step 4000 of 4000', { timeout: 30_000 });
     await expect(inside.getByTestId('loading')).toHaveCount(0);
-    const frame = page.frames().find((f) => f.url().includes('?embed'));
-    const content = () => frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-    const box = () => page.locator('iframe').evaluate((f) => f.getBoundingClientRect().height);
-    await expect.poll(async () => (await box()) - (await content())).toBe(0);
+    const height = await sizedToContent(page.locator('iframe'));
     // Not the height of the page with its progress line and its columns not yet filled in, then the whole one.
-    expect(await page.evaluate(() => window.__heights), 'the heights it posted').toEqual([await box()]);
+    expect(await page.evaluate(() => window.__heights), 'the heights it posted').toEqual([height]);
     await context.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

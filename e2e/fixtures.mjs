@@ -119,3 +119,15 @@ export function recordHeights(context) {
 export function postedHeights(page, id) {
   return page.evaluate((frame) => window.__heights[frame], id);
 }
+
+/**
+ * Waits until the iframe `frame` (a locator) is exactly as tall as its page's content, as the embed's height
+ * messages size it, and returns that height.
+ */
+export async function sizedToContent(frame) {
+  const inside = await (await frame.elementHandle()).contentFrame();
+  const content = () => inside.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+  const box = () => frame.evaluate((f) => f.getBoundingClientRect().height);
+  await expect.poll(async () => (await box()) - (await content())).toBe(0);
+  return box();
+}

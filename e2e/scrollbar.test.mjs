@@ -1,5 +1,5 @@
 // End-to-end: drawing the page moves nothing where scrollbars take room, as a desktop browser's do.
-import { test, expect, recordHeights, postedHeights } from './fixtures.mjs';
+import { test, expect, recordHeights, postedHeights, sizedToContent } from './fixtures.mjs';
 import { LAUNCH_OPTIONS } from './browser.mjs';
 
 // Headless Chromium hides scrollbars; a desktop browser's take room. The page grows past the window as it draws
@@ -38,12 +38,9 @@ test('an embedded frame is sized once where scrollbars take room (the sample art
   for (const frame of await page.locator('iframe[data-outbox-playground]').all()) {
     await frame.scrollIntoViewIfNeeded();
     const id = await frame.getAttribute('id');
-    const inside = await (await frame.elementHandle()).contentFrame();
     await expect(page.frameLocator(`#${id}`).getByTestId('invariant')).toBeVisible();
-    const content = () => inside.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-    const box = () => frame.evaluate((f) => f.getBoundingClientRect().height);
-    await expect.poll(async () => (await box()) - (await content())).toBe(0);
-    expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([await box()]);
+    const height = await sizedToContent(frame);
+    expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([height]);
   }
   await context.close();
 });
