@@ -1,8 +1,10 @@
 // End-to-end: the sample article (www/article.html, built beside the playground) with three embedded instances,
 // each opening its experiment with only its section's panels, sized to its content, from one download of each
 // of the module's three files.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { test, expect, ROOT, recordHeights, postedHeights } from './fixtures.mjs';
+import { test, expect, ROOT, recordHeights, postedHeights, sizedToContent } from './fixtures.mjs';
 import { firstLoad, parts } from './sizes.mjs';
 
 const FRAMES = {
@@ -65,6 +67,32 @@ for (const width of [360, 960]) {
     expect(files, 'index.html names the first load and both parts').toHaveLength(3);
     expect(wasm.sort(), 'each part of the module is downloaded once for all three frames').toEqual(files.sort());
     expect(errors).toEqual([]);
+    await context.close();
+  });
+}
+
+// Views whose content changes a moment after it is drawn: the experiments' checks fill in (the summary's text,
+// each line's mark), and the checker's and the experiments' sections had a 480 px placeholder height
+// (`content-visibility`) until the growing frame brought them into view. Each frame still posts one height.
+for (const width of [360, 960]) {
+  test(`an embed of the experiments or the checker posts one height at ${width} px`, async ({ browser, dist, serveDir }) => {
+    const views = { 'embed-experiments': 'view=experiments', 'embed-checker': 'view=checker' };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-views-'));
+    // Another origin than the playground's, as an article's host would be, with the README's listener.
+    fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body>${
+      Object.entries(views).map(([id, view]) => `<iframe id="${id}" src="${dist.url}?embed&${view}" style="width:100%;height:900px;border:0"></iframe>`).join('')
+    }<script>addEventListener('message', (e) => { const f = [...document.querySelectorAll('iframe')].find((f) => f.contentWindow === e.source); if (f && e.data?.type === 'outbox-playground:height') f.style.height = e.data.height + 'px'; });</script>`);
+    const parent = await serveDir(dir);
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    await recordHeights(context);
+    const page = await context.newPage();
+    await page.goto(parent.url);
+    await expect(page.frameLocator('#embed-experiments').getByTestId('experiments-summary')).toContainText('12/12');
+    await expect(page.frameLocator('#embed-checker').getByTestId('check-run')).toBeVisible();
+    for (const id of Object.keys(views)) {
+      const height = await sizedToContent(page.locator(`#${id}`));
+      expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([height]);
+    }
     await context.close();
   });
 }

@@ -204,6 +204,10 @@
       }
     };
     new ResizeObserver(post).observe(root);
-    new MutationObserver(post).observe(root, { attributes: true, attributeFilter: ['data-drawn'] });
+    // The mark is set in the middle of the module's task, and what that task draws after it (a part's own
+    // effects) would be a second height: the height is read at the next frame, once the task is done (or
+    // after 100 ms in a frame the browser is not drawing; a height already posted is not posted again).
+    new MutationObserver(() => { requestAnimationFrame(post); setTimeout(post, 100); })
+      .observe(root, { attributes: true, attributeFilter: ['data-drawn'] });
   }
 })();

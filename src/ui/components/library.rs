@@ -60,20 +60,33 @@ pub fn Library() -> Html {
         });
     }
     let preset = model.preset.clone();
+    let total = experiments::ALL.len();
     html! {
         <section class="library" aria-labelledby="lib-h">
             <h2 id="lib-h">{ t(lang, "experiments.title") }</h2>
-            { match &*lines {
-                None => html! { <p data-testid="experiments-summary">{ t(lang, "experiments.running") }</p> },
-                Some(lines) => {
-                    let passed = lines.iter().filter(|l| l.ok).count();
-                    html! {
-                        <p class={classes!("summary", (passed == lines.len()).then_some("ok"))} data-testid="experiments-summary">
-                            { tf(lang, "experiments.summary", &[&passed.to_string(), &lines.len().to_string()]) }
-                        </p>
+            // The summary's box holds both of its texts, the one shown and the other (hidden): the line it takes
+            // does not change when the checks are done (an embed's frame has its height by then).
+            <p class="summary-box">
+                { match &*lines {
+                    None => html! {
+                        <>
+                            <span class="summary" data-testid="experiments-summary">{ t(lang, "experiments.running") }</span>
+                            <span class="summary sizer" aria-hidden="true">{ summary(lang, total, total) }</span>
+                        </>
+                    },
+                    Some(lines) => {
+                        let passed = lines.iter().filter(|l| l.ok).count();
+                        html! {
+                            <>
+                                <span class={classes!("summary", (passed == lines.len()).then_some("ok"))} data-testid="experiments-summary">
+                                    { summary(lang, passed, lines.len()) }
+                                </span>
+                                <span class="summary sizer" aria-hidden="true">{ t(lang, "experiments.running") }</span>
+                            </>
+                        }
                     }
-                }
-            } }
+                } }
+            </p>
             if let Some(p) = preset {
                 <div class={classes!("preset", if p.ok { "ok" } else { "bad" })} data-testid="preset" data-ok={p.ok.to_string()} role="status">
                     <h3>
@@ -115,6 +128,15 @@ pub fn Library() -> Html {
             </ol>
         </section>
     }
+}
+
+/// "{passed}/{total} article experiments reproduced in this browser".
+fn summary(lang: Lang, passed: usize, total: usize) -> String {
+    tf(
+        lang,
+        "experiments.summary",
+        &[&passed.to_string(), &total.to_string()],
+    )
 }
 
 /// Checks experiment `i`, then yields and goes on with the next; the summary appears once all are done.
