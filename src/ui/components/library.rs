@@ -61,31 +61,27 @@ pub fn Library() -> Html {
     }
     let preset = model.preset.clone();
     let total = experiments::ALL.len();
+    // While the checks run, the other text is the summary they will end in; once done, the running text.
+    let running = t(lang, "experiments.running");
+    let (shown, done, other) = match &*lines {
+        None => (running, false, summary(lang, total, total)),
+        Some(lines) => {
+            let passed = lines.iter().filter(|l| l.ok).count();
+            (
+                summary(lang, passed, lines.len()),
+                passed == lines.len(),
+                running,
+            )
+        }
+    };
     html! {
         <section class="library" aria-labelledby="lib-h">
             <h2 id="lib-h">{ t(lang, "experiments.title") }</h2>
             // The summary's box holds both of its texts, the one shown and the other (hidden): the line it takes
             // does not change when the checks are done (an embed's frame has its height by then).
             <p class="summary-box">
-                { match &*lines {
-                    None => html! {
-                        <>
-                            <span class="summary" data-testid="experiments-summary">{ t(lang, "experiments.running") }</span>
-                            <span class="summary sizer" aria-hidden="true">{ summary(lang, total, total) }</span>
-                        </>
-                    },
-                    Some(lines) => {
-                        let passed = lines.iter().filter(|l| l.ok).count();
-                        html! {
-                            <>
-                                <span class={classes!("summary", (passed == lines.len()).then_some("ok"))} data-testid="experiments-summary">
-                                    { summary(lang, passed, lines.len()) }
-                                </span>
-                                <span class="summary sizer" aria-hidden="true">{ t(lang, "experiments.running") }</span>
-                            </>
-                        }
-                    }
-                } }
+                <span class={classes!("summary", done.then_some("ok"))} data-testid="experiments-summary">{ shown }</span>
+                <span class="summary sizer" aria-hidden="true">{ other }</span>
             </p>
             if let Some(p) = preset {
                 <div class={classes!("preset", if p.ok { "ok" } else { "bad" })} data-testid="preset" data-ok={p.ok.to_string()} role="status">
