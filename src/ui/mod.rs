@@ -87,12 +87,14 @@ fn after_first_screen(f: impl FnOnce() + 'static) {
 /// height only from then on (`www/page-start.js`). Also set by the panic panel, and by `page-start.js` when a
 /// part of the module cannot be loaded: what is there then is all there is to show.
 pub fn mark_view_drawn() {
-    if let Some(root) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.document_element())
-    {
+    if let Some(root) = root() {
         let _ = root.set_attribute("data-drawn", "");
     }
+}
+
+/// The page's `<html>` element (none in a worker).
+pub fn root() -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.document_element()
 }
 
 /// A panic must not leave a dead page: the hook runs before the module aborts, so it draws a panel with plain
@@ -174,9 +176,7 @@ pub fn debug_panic() {
 /// (the remembered choice, else the browser's, else English). One rule in one place, so the prerendered header
 /// and the page cannot start in different languages.
 pub fn initial_lang() -> Lang {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.document_element())
+    root()
         .and_then(|root| root.get_attribute("lang"))
         .and_then(|tag| Lang::from_tag(&tag))
         .unwrap_or_default()

@@ -46,10 +46,7 @@ pub fn Playground(props: &Props) -> Html {
     {
         // <html lang> follows the page's language.
         use_effect_with(lang, move |lang| {
-            if let Some(root) = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.document_element())
-            {
+            if let Some(root) = crate::ui::root() {
                 let _ = root.set_attribute("lang", lang.tag());
             }
             if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
@@ -222,11 +219,9 @@ pub fn Playground(props: &Props) -> Html {
             }
         });
     }
+    // Whether the page has come to the part that draws `panel`, and its view shows it.
+    let draws = |panel: Panel| show(panel) && *drawn >= Part::drawing(panel);
     let controls = *drawn >= Part::Controls;
-    let player = *drawn >= Part::Columns;
-    let diagram = *drawn >= Part::Diagram;
-    let panels = *drawn >= Part::Panels;
-    let library = *drawn >= Part::Library;
     let tools = *drawn >= Part::Tools;
     let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
         .into_iter()
@@ -263,30 +258,30 @@ pub fn Playground(props: &Props) -> Html {
                             onclick={pick(true)}>{ t(lang, "tab.diagram") }</button>
                     </div>
                     }
-                    if player && columns > 0 {
+                    if columns > 0 && *drawn >= Part::Columns {
                         <main class={classes!("columns", format!("n{columns}"))}>
-                            if show(Panel::Producer) { <ProducerColumn /> }
-                            if show(Panel::Wire) { <Wire /> }
-                            if show(Panel::Consumer) { <ConsumerColumn /> }
+                            if draws(Panel::Producer) { <ProducerColumn /> }
+                            if draws(Panel::Wire) { <Wire /> }
+                            if draws(Panel::Consumer) { <ConsumerColumn /> }
                         </main>
                     }
-                    if diagram && show(Panel::Diagram) { <DiagramPanel /> }
+                    if draws(Panel::Diagram) { <DiagramPanel /> }
                 </div>
             }
-            if panels && (show(Panel::Log) || show(Panel::Sql)) {
+            if draws(Panel::Log) || draws(Panel::Sql) {
                 <section class="panels">
-                    if show(Panel::Log) { <EventLog /> }
-                    if show(Panel::Sql) { <SqlPanel /> }
+                    if draws(Panel::Log) { <EventLog /> }
+                    if draws(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
-            if library && (show(Panel::Experiments) || show(Panel::Share) || show(Panel::Explorer) || show(Panel::Checker)) {
+            if *drawn >= Part::Library && [Panel::Experiments, Panel::Share, Panel::Explorer, Panel::Checker].into_iter().any(show) {
                 <section class="panels">
-                    if show(Panel::Experiments) { <Library /> }
+                    if draws(Panel::Experiments) { <Library /> }
                     // There from the first, empty, so that what it is given next moves nothing.
                     <div class="side">
-                        if tools && show(Panel::Share) { <Share /> }
-                        if tools && show(Panel::Explorer) { <Explorer /> }
-                        if tools && show(Panel::Checker) { <Checker /> }
+                        if draws(Panel::Share) { <Share /> }
+                        if draws(Panel::Explorer) { <Explorer /> }
+                        if draws(Panel::Checker) { <Checker /> }
                     </div>
                 </section>
             }
@@ -322,23 +317,27 @@ enum Part {
 }
 
 impl Part {
+    /// The part that draws `panel`: the page draws a panel once it has drawn that part and its view shows it.
+    fn drawing(panel: Panel) -> Part {
+        match panel {
+            Panel::Controls | Panel::Crash | Panel::Timeline => Part::Controls,
+            Panel::Producer | Panel::Wire | Panel::Consumer => Part::Columns,
+            Panel::Diagram => Part::Diagram,
+            Panel::Log | Panel::Sql => Part::Panels,
+            Panel::Experiments => Part::Library,
+            Panel::Share | Panel::Explorer | Panel::Checker => Part::Tools,
+        }
+    }
+
     /// The last part that draws something `address`'s view shows (the page itself, not an embed, draws its
     /// shortcuts line with the tools).
     fn last_shown(address: &Address) -> Part {
-        let any = |panels: &[Panel]| panels.iter().any(|p| address.shows(*p));
-        if !address.embed || any(&[Panel::Share, Panel::Explorer, Panel::Checker]) {
-            // The page's own shortcuts line comes with the tools.
-            Part::Tools
-        } else if any(&[Panel::Experiments]) {
-            Part::Library
-        } else if any(&[Panel::Log, Panel::Sql]) {
-            Part::Panels
-        } else if any(&[Panel::Diagram]) {
-            Part::Diagram
-        } else if any(&[Panel::Producer, Panel::Wire, Panel::Consumer]) {
-            Part::Columns
+        let shown = Panel::ALL.into_iter().filter(|p| address.shows(*p));
+        let last = shown.map(Part::drawing).max().unwrap_or(Part::Controls);
+        if address.embed {
+            last
         } else {
-            Part::Controls
+            Part::Tools
         }
     }
 
