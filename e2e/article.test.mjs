@@ -1,8 +1,6 @@
 // End-to-end: the sample article (www/article.html, built beside the playground) with three embedded instances,
 // each opening its experiment with only its section's panels, sized to its content, from one download of each
 // of the module's three files.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { test, expect, ROOT, recordHeights, postedHeights, sizedToContent } from './fixtures.mjs';
 import { firstLoad, parts } from './sizes.mjs';
@@ -51,14 +49,12 @@ for (const width of [360, 960]) {
         // The preset is the one named, with the invariant as the article says.
         await expect(inside.getByTestId('invariant')).toHaveAttribute('data-holds', want.preset === 5 ? 'false' : 'true');
         // Sized to its content: no scrollbar inside the frame.
+        const height = await sizedToContent(frame);
         const handle = await (await frame.elementHandle()).contentFrame();
-        const content = () => handle.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-        const box = () => frame.evaluate((f) => f.getBoundingClientRect().height);
-        await expect.poll(async () => (await box()) - (await content())).toBe(0);
         expect(await handle.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
         // Resized once, straight to its whole height: not at each part the page draws (an empty page's height
         // first, then growing), which moved the article around it as the frames loaded.
-        expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([await box()]);
+        expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([height]);
       });
     }
     // The module is in three files (the first load, its history and rest parts: scripts/split-wasm.mjs); each
@@ -75,14 +71,11 @@ for (const width of [360, 960]) {
 // each line's mark), and the checker's and the experiments' sections had a 480 px placeholder height
 // (`content-visibility`) until the growing frame brought them into view. Each frame still posts one height.
 for (const width of [360, 960]) {
-  test(`an embed of the experiments or the checker posts one height at ${width} px`, async ({ browser, dist, serveDir }) => {
+  test(`an embed of the experiments or the checker posts one height at ${width} px`, async ({ browser, dist, parentPage }) => {
     const views = { 'embed-experiments': 'view=experiments', 'embed-checker': 'view=checker' };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-views-'));
     // Another origin than the playground's, as an article's host would be, with the README's listener.
-    fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body>${
-      Object.entries(views).map(([id, view]) => `<iframe id="${id}" src="${dist.url}?embed&${view}" style="width:100%;height:900px;border:0"></iframe>`).join('')
-    }<script>addEventListener('message', (e) => { const f = [...document.querySelectorAll('iframe')].find((f) => f.contentWindow === e.source); if (f && e.data?.type === 'outbox-playground:height') f.style.height = e.data.height + 'px'; });</script>`);
-    const parent = await serveDir(dir);
+    const parent = await parentPage(Object.entries(views).map(([id, view]) =>
+      `<iframe id="${id}" data-outbox-playground src="${dist.url}?embed&${view}" style="width:100%;height:900px;border:0"></iframe>`).join(''));
     const context = await browser.newContext({ viewport: { width, height: 800 } });
     await recordHeights(context);
     const page = await context.newPage();

@@ -1,9 +1,8 @@
 // End-to-end: presets, the explorer, time travel, share links and imports, embed mode on a sub-path.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { test, expect, pendingTasksRun, step, took, ROOT, sizedToContent } from './fixtures.mjs';
+import { test, expect, pendingTasksRun, step, took, ROOT, sizedToContent, readmeEmbed, recordHeights, postedHeights } from './fixtures.mjs';
 
 const VIEW = { viewport: { width: 1280, height: 900 } };
 const position = (page) => page.getByTestId('position');
@@ -270,83 +269,57 @@ test('the embed build loads from a sub-path, without chrome, from 360 to 960 px 
   }
 });
 
-test('an embedded frame sizes itself to the playground through the README\'s listener, with no inner scrollbar', async ({ browser, serveDir }) => {
+test('an embedded frame sizes itself to the playground through the README\'s listener, with no inner scrollbar', async ({ browser, serveDir, parentPage }) => {
   const sub = await serveDir(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/' });
-  // The parent: another origin (another port), with the listener exactly as the README gives it.
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const snippet = readme.match(/```html\n(<iframe data-outbox-playground[\s\S]*?)```/)[1]
+  // The parent: another origin (another port), with the frame and the listener exactly as the README gives them.
+  const snippet = readmeEmbed().frame
     .replace('/blog/outbox-playground/?embed', `${sub.url}?embed`).replace(' loading="lazy"', '');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-parent-'));
-  fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body style="margin:0">${snippet}</body>`);
-  const parent = await serveDir(dir);
-  try {
-    for (const width of [360, 960]) {
-      await test.step(`${width} px`, async () => {
-        const context = await browser.newContext({ viewport: { width, height: 700 } });
-        const page = await context.newPage();
-        const errors = [];
-        page.on('pageerror', (e) => errors.push(String(e)));
-        await page.goto(parent.url);
-        const inside = page.frameLocator('iframe[data-outbox-playground]');
-        await expect(inside.getByTestId('lane')).toBeVisible();
-        const frame = page.frames().find((f) => f.url().includes('?embed'));
-        const content = () => frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-        const box = () => page.locator('iframe[data-outbox-playground]').evaluate((f) => f.getBoundingClientRect().height);
-        // The frame takes the content's height (not the 900 px it was given), so nothing scrolls inside it.
-        await expect.poll(async () => (await box()) - (await content())).toBe(0);
-        const first = await box();
-        expect(first, 'the frame was resized from its initial 900 px').not.toBe(900);
-        expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
-        // The page grows as the reader works (the event log gets rows): the frame follows.
-        await inside.getByTestId('order-312').click();
-        await inside.getByTestId('deliver-all').click();
-        await inside.getByTestId('process-all').click();
-        await expect(inside.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
-        await expect.poll(async () => (await box()) - (await content())).toBe(0);
-        expect(await box(), 'the frame grew with the event log').toBeGreaterThan(first);
-        expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
-        expect(errors).toEqual([]);
-        await context.close();
-      });
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+  const parent = await parentPage(snippet);
+  for (const width of [360, 960]) {
+    await test.step(`${width} px`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 700 } });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(parent.url);
+      const inside = page.frameLocator('iframe[data-outbox-playground]');
+      await expect(inside.getByTestId('lane')).toBeVisible();
+      const frame = page.frames().find((f) => f.url().includes('?embed'));
+      const element = page.locator('iframe[data-outbox-playground]');
+      // The frame takes the content's height (not the 900 px it was given), so nothing scrolls inside it.
+      const first = await sizedToContent(element);
+      expect(first, 'the frame was resized from its initial 900 px').not.toBe(900);
+      expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
+      // The page grows as the reader works (the event log gets rows): the frame follows.
+      await inside.getByTestId('order-312').click();
+      await inside.getByTestId('deliver-all').click();
+      await inside.getByTestId('process-all').click();
+      await expect(inside.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
+      expect(await sizedToContent(element), 'the frame grew with the event log').toBeGreaterThan(first);
+      expect(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
   }
 });
 
-test('an embed of a long session\'s link is sized once, after its replay in slices', async ({ browser, dist, serveDir }) => {
+test('an embed of a long session\'s link is sized once, after its replay in slices', async ({ browser, dist, parentPage }) => {
   // Replayed in slices (over 200 steps), many of them: the page draws its parts while the replay is still
   // filling them in.
   const long = traceOf(Array.from({ length: 4000 }, (_, i) => (i % 2 ? { op: 'relay' } : { op: 'apply', flow: 'A' })));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-long-'));
-  fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><body style="margin:0">
-    <iframe data-outbox-playground src="${dist.url}?embed#t=${packed(long)}" title="playground"
-      style="width:100%;height:900px;border:0"></iframe>
-    <script>
-      window.__heights = [];
-      addEventListener('message', (event) => {
-        const frame = document.querySelector('iframe');
-        if (event.source === frame.contentWindow && event.data?.type === 'outbox-playground:height') {
-          window.__heights.push(event.data.height);
-          frame.style.height = event.data.height + 'px';
-        }
-      });
-    </script>`);
-  try {
-    const parent = await serveDir(dir);
-    const context = await browser.newContext({ viewport: { width: 960, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(parent.url);
-    const inside = page.frameLocator('iframe');
-    await expect(position(inside)).toHaveText('after step 4000 of 4000', { timeout: 30_000 });
-    await expect(inside.getByTestId('loading')).toHaveCount(0);
-    const height = await sizedToContent(page.locator('iframe'));
-    // Not the height of the page with its progress line and its columns not yet filled in, then the whole one.
-    expect(await page.evaluate(() => window.__heights), 'the heights it posted').toEqual([height]);
-    await context.close();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const parent = await parentPage(`<iframe id="long" data-outbox-playground src="${dist.url}?embed#t=${packed(long)}"
+    title="playground" style="width:100%;height:900px;border:0"></iframe>`);
+  const context = await browser.newContext({ viewport: { width: 960, height: 800 } });
+  await recordHeights(context);
+  const page = await context.newPage();
+  await page.goto(parent.url);
+  const inside = page.frameLocator('iframe');
+  await expect(position(inside)).toHaveText('after step 4000 of 4000', { timeout: 30_000 });
+  await expect(inside.getByTestId('loading')).toHaveCount(0);
+  const height = await sizedToContent(page.locator('iframe'));
+  // Not the height of the page with its progress line and its columns not yet filled in, then the whole one.
+  expect(await postedHeights(page, 'long'), 'the heights it posted').toEqual([height]);
+  await context.close();
 });
 
 test('in Chinese, the core\'s refusals are Chinese too, names and values kept', async ({ dist, open }) => {

@@ -1,5 +1,7 @@
 // What every end-to-end test gets: the release build (dist/) served on loopback, a way to open the playground in
 // a fresh browser context whose page errors and console errors fail the test, and a few page helpers.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { test as base, expect } from '@playwright/test';
@@ -26,6 +28,23 @@ export const test = base.extend({
       return server;
     });
     for (const server of servers) await server.close();
+  },
+
+  /**
+   * An article's page for one test, on another origin than the playground's, as a blog's host would be:
+   * `await parentPage(frames)` serves `frames` (the frames' HTML, in the page's body) with the README's resize
+   * listener after them, exactly as an author copies it, and returns the server (`.url`).
+   */
+  parentPage: async ({ serveDir }, use) => {
+    const dirs = [];
+    await use(async (frames) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-parent-'));
+      dirs.push(dir);
+      fs.writeFileSync(path.join(dir, 'index.html'),
+        `<!doctype html><meta charset="utf-8"><body style="margin:0">${frames}${readmeListener()}</body>`);
+      return serveDir(dir);
+    });
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   },
 
   /**
@@ -98,6 +117,19 @@ export async function took(page, action) {
 export async function step(page, id, want) {
   await took(page, () => page.getByTestId(id).click());
   await expect(page.getByTestId('step-result')).toHaveText(want);
+}
+
+/** The README's embed snippet: its `<iframe>` and its resize listener (`<script>…</script>`). */
+export function readmeEmbed() {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const snippet = readme.match(/```html\n(<iframe data-outbox-playground[\s\S]*?<\/iframe>)\s*(<script>[\s\S]*?<\/script>)\n```/);
+  if (!snippet) throw new Error('README.md has no embed snippet (an <iframe data-outbox-playground> and a <script>)');
+  return { frame: snippet[1], listener: snippet[2] };
+}
+
+/** The README's resize listener, as an author copies it. */
+export function readmeListener() {
+  return readmeEmbed().listener;
 }
 
 /**
