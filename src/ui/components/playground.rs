@@ -169,23 +169,35 @@ pub fn Playground(props: &Props) -> Html {
     // The tools' code is not in the first load of a split build: they wait for the rest of the module, asked
     // for once the player is interactive.
     let drawn = use_state(|| Part::Header);
+    let columns_painted = use_memo((), |_| Meeting::default());
     {
         let drawn = drawn.clone();
         let model = model.clone();
+        let columns_painted = columns_painted.clone();
         // A preset's or a link's history replays on databases of its own, opened by the page's first render.
         let replays = props.link_trace.is_some() || props.address.preset.is_some();
         use_effect_with(*drawn, move |&part| {
             // Yew draws each part at the end of its task; the next waits for the next task.
-            let next = move || {
-                if let Some(after) = part.next() {
-                    crate::ui::yield_then(move || drawn.set(after))
+            let next = {
+                let columns_painted = columns_painted.clone();
+                move || {
+                    if let Some(after) = part.next() {
+                        crate::ui::yield_then(move || {
+                            drawn.set(after);
+                            // Asked for in the task that draws the columns, so it is that task's frame (Yew's
+                            // effects may come a task later, after the browser has painted: `Meeting`).
+                            if after == Part::Columns {
+                                crate::ui::after_paint(move || columns_painted.arrive());
+                            }
+                        })
+                    }
                 }
             };
             match part {
                 Part::Header | Part::Controls | Part::Diagram | Part::Library => next(),
                 // The benchmark's "interactive" moment: the player (controls and columns) painted, its controls
-                // answering.
-                Part::Columns => crate::ui::after_paint(move || {
+                // answering (this render's effects run).
+                Part::Columns => columns_painted.then(move || {
                     crate::ui::mark("playground-ready");
                     crate::ui::split::prefetch();
                     if replays {
@@ -299,6 +311,35 @@ fn typing(e: &web_sys::KeyboardEvent) -> bool {
     e.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+}
+
+/// Where two things meet: the first to come waits for the second, and the work runs when both are there. The
+/// columns' paint and their render's effects meet here: Yew runs a render's effects in a later task when the
+/// render took over 16 ms (its scheduler yields to the browser), and by then the browser may have painted the
+/// columns, so a frame asked for from the effects would be the next one, a frame late.
+#[derive(Default)]
+struct Meeting {
+    arrived: std::cell::Cell<bool>,
+    waiting: std::cell::RefCell<Option<Box<dyn FnOnce()>>>,
+}
+
+impl Meeting {
+    /// The first side: runs what waits, if anything does.
+    fn arrive(&self) {
+        match self.waiting.take() {
+            Some(f) => f(),
+            None => self.arrived.set(true),
+        }
+    }
+
+    /// The second side: `f` now if the first has arrived, else once it does.
+    fn then(&self, f: impl FnOnce() + 'static) {
+        if self.arrived.get() {
+            f()
+        } else {
+            *self.waiting.borrow_mut() = Some(Box::new(f));
+        }
+    }
 }
 
 /// The parts the page draws in, a task each, in this order (`Playground`).
