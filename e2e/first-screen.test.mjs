@@ -40,6 +40,31 @@ for (const lang of ['en', 'zh']) {
     await context.close();
   });
 
+  test(`the prerendered header's language button switches the whole page once the module runs (${lang})`, async ({ open, dist }) => {
+    const other = lang === 'zh' ? 'en' : 'zh';
+    const page = await open(dist.url, {
+      ...(lang === 'zh' ? { locale: 'zh-CN' } : {}),
+      // Clicked the moment the player is interactive: the page draws its own header only after its databases
+      // are open, so the button there is still the prerendered one.
+      init: () => {
+        new PerformanceObserver((list, observer) => {
+          if (!list.getEntries().some((e) => e.name === 'playground-ready')) return;
+          observer.disconnect();
+          const button = [...document.querySelectorAll('[data-prerender] button.lang')].find((b) => b.getClientRects().length);
+          window.__clickedPrerendered = !!button;
+          button?.click();
+        }).observe({ type: 'mark', buffered: true });
+      },
+    });
+    await expect(page.locator('header.top')).toHaveCount(1);
+    expect(await page.evaluate(() => window.__clickedPrerendered), 'the prerendered button was there to click').toBe(true);
+    // The page switched, not only its header: the live header, the controls, the remembered choice.
+    await expect(page.locator('header.top h1')).toHaveText(TITLE[other]);
+    await expect(page.getByTestId('deliver-all')).toHaveText(other === 'zh' ? '全部投递' : 'Deliver all');
+    await expect(page.locator('html')).toHaveAttribute('lang', other === 'zh' ? 'zh-Hans' : 'en');
+    expect(await page.evaluate(() => localStorage.getItem('lang'))).toBe(other === 'zh' ? 'zh-Hans' : 'en');
+  });
+
   test(`a remembered language that is neither falls back to the browser's (${lang})`, async ({ browser, dist }) => {
     const context = await browser.newContext({ locale: lang === 'zh' ? 'zh-CN' : 'en-GB' });
     await context.addInitScript(() => localStorage.setItem('lang', 'fr'));

@@ -31,28 +31,12 @@
   const embed = location.search.slice(1).split('&').some((part) => part.split('=')[0] === 'embed');
   root.classList.toggle('embed', embed);
 
-  // The module draws the page once the browser has recorded the prerendered first screen's paint (its largest
-  // contentful paint): an element removed before that is forgotten, and the page's own identical header would
-  // count instead, as late as the module. An embed (no header) and a browser without the LCP API do not wait;
-  // otherwise the wait is about 250 ms at most (a page loaded in a hidden tab records none, and its timers run
-  // late).
-  let recorded = embed || !window.PerformanceObserver?.supportedEntryTypes?.includes('largest-contentful-paint');
-  const waiting = [];
-  const go = () => { recorded = true; waiting.splice(0).forEach((f) => f()); };
-  if (!recorded) {
-    new PerformanceObserver((_, observer) => { observer.disconnect(); go(); })
-      .observe({ type: 'largest-contentful-paint', buffered: true });
-  }
-  window.afterFirstScreen = (f) => {
-    if (recorded) return f();
-    waiting.push(f);
-    setTimeout(go, 250);
-  };
-
-  // The prerendered header's language button, before the module has taken it over: it switches the language
-  // as the page's would (remembered, so the page starts in it), and CSS shows the other copy.
+  // The prerendered header's language button, until the page draws its own header: it switches the language
+  // as the page's would (remembered, so the page starts in it), and CSS shows the other copy; once the module
+  // runs, the page switches (`outboxSwitchLang`: its controls and this header together).
   document.addEventListener('click', (event) => {
     if (!event.target.closest?.('[data-prerender] .lang')) return;
+    if (window.outboxSwitchLang) return window.outboxSwitchLang();
     const next = root.lang === 'en' ? 'zh-Hans' : 'en';
     try { localStorage.setItem('lang', next); } catch { /* not remembered: this page view only */ }
     root.lang = next;

@@ -32,55 +32,46 @@ pub fn start() {
         web_sys::console::error_1(&info.to_string().into());
         show_panic_panel(&info.to_string());
     }));
-    // Once the browser has recorded the prerendered first screen's paint as its largest contentful paint:
-    // removed before that, the element is forgotten, and the page's own identical header would count as the
-    // largest paint, as late as the module (`www/page-start.js` says when: about 250 ms at most, later in a
-    // hidden tab).
     // The page draws in parts, the player before its databases open (`Playground`). An address that starts from a
     // history (a preset's, a link's) replays it in the page's first render, with code in the rest of a split
     // module: the page waits for that part (`split::before_start`), and meanwhile warms SQLite up
     // (`warm_up_then`), so the replay's task is short too.
-    after_first_screen(|| {
-        // Not decoded here: the link is read once, as the page's model is made (`starting_model`).
-        let history = address::Address::of_page().preset.is_some() || link_in_location().is_some();
-        if history {
-            warm_up_then(|| {
-                split::before_start(|| {
-                    run_soon(|| {
-                        yew::Renderer::<App>::new().render();
-                    })
-                });
-            });
-        } else {
-            yew::Renderer::<App>::new().render();
-        }
-    });
+    // Not decoded here: the link is read once, as the page's model is made (`starting_model`).
+    let history = address::Address::of_page().preset.is_some() || link_in_location().is_some();
+    if history {
+        warm_up_then(|| split::before_start(|| run_soon(render_app)));
+    } else {
+        render_app();
+    }
+}
+
+/// Draws the page into a `<div class="page">` of its own at the end of `<body>`, below the prerendered header (Yew
+/// empties the element it draws into), which stands, laid out and painted, until the page draws its own
+/// (`Part::Header`). The `<div>` has no box (`display: contents`): its children lay out as the body's would, and
+/// it does not move when the header moves into it (a box's top moving counts as a layout shift).
+fn render_app() {
+    let root = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|document| {
+            let div = document.create_element("div").ok()?;
+            div.set_class_name("page");
+            document.body()?.append_child(&div).ok()?;
+            Some(div)
+        });
+    match root {
+        Some(root) => yew::Renderer::<App>::with_root(root).render(),
+        None => yew::Renderer::<App>::new().render(),
+    };
 }
 
 /// The prerendered first screen (`src/bin/prerender.rs`) goes in the same task as the page draws its own header
-/// (the player's first part): no paint in between, so nothing moves or blinks.
-fn remove_first_screen() {
+/// (`Part::Header`): no paint in between, so nothing moves or blinks.
+pub fn remove_first_screen() {
     if let Some(document) = web_sys::window().and_then(|w| w.document()) {
         while let Ok(Some(copy)) = document.query_selector("[data-prerender]") {
             copy.remove();
         }
     }
-}
-
-/// Runs `f` through `page-start.js`'s `afterFirstScreen`, or at once without it. (The hook itself cannot throw;
-/// an error from the call is `f`'s own, which must not run again.)
-fn after_first_screen(f: impl FnOnce() + 'static) {
-    use wasm_bindgen::JsCast;
-    let f = wasm_bindgen::closure::Closure::once_into_js(f);
-    let hook = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w, &"afterFirstScreen".into()).ok())
-        .and_then(|hook| hook.dyn_into::<js_sys::Function>().ok());
-    let _ = match hook {
-        Some(hook) => hook.call1(&wasm_bindgen::JsValue::NULL, &f),
-        None => f
-            .unchecked_ref::<js_sys::Function>()
-            .call0(&wasm_bindgen::JsValue::NULL),
-    };
 }
 
 /// Says on `<html data-drawn>` that the page has drawn every part its view shows: an embed's frame takes its
@@ -216,9 +207,6 @@ fn App() -> Html {
     let address = use_memo((), |_| address::Address::of_page());
     let started = use_memo((), move |_| starting_model(lang));
     let (model, link_trace) = &*started;
-    // The prerendered header stands for the page's own until the page's first render draws it (the header
-    // alone, `Part::Header`), in this same task: the page draws it once, and the controls are added below.
-    use_effect_with((), |_| remove_first_screen());
     html! {
         <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />
     }

@@ -56,7 +56,7 @@ pub fn Playground(props: &Props) -> Html {
     }
     let switch_lang = {
         let model = model.clone();
-        Callback::from(move |_| {
+        Callback::from(move |()| {
             let next = model.lang.other();
             if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten())
             {
@@ -65,6 +65,26 @@ pub fn Playground(props: &Props) -> Html {
             model.dispatch(Action::SetLang(next));
         })
     };
+    {
+        // Until the page draws its own header (`Part::Diagram`), the prerendered one's language button is the one
+        // a reader sees: `www/page-start.js` hands its clicks to the page here (`outboxSwitchLang`), so that the
+        // page and the header switch together.
+        let switch_lang = switch_lang.clone();
+        use_effect_with(lang, move |_| {
+            let hook =
+                wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || switch_lang.emit(()));
+            let window = web_sys::window();
+            if let Some(w) = &window {
+                let _ = js_sys::Reflect::set(w, &"outboxSwitchLang".into(), hook.as_ref());
+            }
+            move || {
+                if let Some(w) = &window {
+                    let _ = js_sys::Reflect::delete_property(w, &"outboxSwitchLang".into());
+                }
+                drop(hook);
+            }
+        });
+    }
     {
         // Keyboard shortcuts, listed on the page; ignored while typing in a field.
         let model = model.clone();
@@ -159,16 +179,17 @@ pub fn Playground(props: &Props) -> Html {
     });
     // On a phone the diagram is a tab beside the tables; wider, it sits beside or below them.
     let tab = use_state(|| false);
-    // The page draws in parts, a task each, each shorter than one would be (`Part`): the header (the same as the
-    // prerendered one it replaces; Yew's own code runs for the first time here, and the browser compiles each
-    // function on its first call), the controls, the columns (producer, wire, consumer), the diagram, the log
-    // and SQL, then the tools below them (the experiments, then share, explorer and checker), which are out of
-    // view at first. Once the player (controls and columns) has painted, the databases open, in tasks of their
-    // own, before the diagram draws (a reader's action before that opens them itself). Each part only adds
-    // below or beside what is drawn (the diagram's column is sized by the grid, not by it), so nothing moves.
+    // The page draws in parts, a task each, each shorter than one would be (`Part`): nothing at first (Yew's own
+    // code runs for the first time, and the browser compiles each function on its first call), the controls,
+    // the columns (producer, wire, consumer), below the prerendered header, which stands until then; once the
+    // player (controls and columns) has painted, the databases open, in tasks of their own; then the page's own
+    // header in the prerendered one's place, the diagram, the log and SQL, then the tools below them (the
+    // experiments, then share, explorer and checker), which are out of view at first (a reader's action before
+    // the databases are open opens them itself). Each part only adds below or beside what is drawn, or replaces
+    // the header with an identical one (the diagram's column is sized by the grid, not by it), so nothing moves.
     // The tools' code is not in the first load of a split build: they wait for the rest of the module, asked
     // for once the player is interactive.
-    let drawn = use_state(|| Part::Header);
+    let drawn = use_state(|| Part::Start);
     let columns_painted = use_memo((), |_| Meeting::default());
     {
         let drawn = drawn.clone();
@@ -194,7 +215,9 @@ pub fn Playground(props: &Props) -> Html {
                 }
             };
             match part {
-                Part::Header | Part::Controls | Part::Diagram | Part::Library => next(),
+                Part::Start | Part::Controls | Part::Header | Part::Diagram | Part::Library => {
+                    next()
+                }
                 // The benchmark's "interactive" moment: the player (controls and columns) painted, its controls
                 // answering (this render's effects run).
                 Part::Columns => columns_painted.then(move || {
@@ -233,6 +256,14 @@ pub fn Playground(props: &Props) -> Html {
     }
     // Whether the page has come to the part that draws `panel`, and its view shows it.
     let draws = |panel: Panel| show(panel) && *drawn >= Part::drawing(panel);
+    // The page's own header replaces the prerendered one in the render that draws it, so in the same task: not
+    // in an effect, which Yew may run a task later, after a frame that showed no header and moved the page up.
+    let header = *drawn >= Part::Header;
+    let prerendered = use_mut_ref(|| true);
+    if header && *prerendered.borrow() {
+        *prerendered.borrow_mut() = false;
+        crate::ui::remove_first_screen();
+    }
     let controls = *drawn >= Part::Controls;
     let tools = *drawn >= Part::Tools;
     let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
@@ -247,7 +278,10 @@ pub fn Playground(props: &Props) -> Html {
     };
     html! {
         <ContextProvider<Ctx> context={model.clone()}>
-            { crate::first_screen::header(lang, embed, Some(switch_lang)) }
+            // The prerendered header stands above until the page draws its own (`Part::Header`).
+            if header {
+                { crate::first_screen::header(lang, embed, Some(switch_lang.reform(|_: MouseEvent| ()))) }
+            }
             if controls {
                 if show(Panel::Controls) {
                     <Controls />
@@ -345,9 +379,12 @@ impl Meeting {
 /// The parts the page draws in, a task each, in this order (`Playground`).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Part {
-    Header,
+    /// Yew's first render, which draws nothing (the browser compiles each of Yew's functions on its first call).
+    Start,
     Controls,
     Columns,
+    /// The page's own header, in the prerendered one's place.
+    Header,
     Diagram,
     /// The log and the SQL.
     Panels,
@@ -384,9 +421,10 @@ impl Part {
 
     fn next(self) -> Option<Part> {
         match self {
-            Part::Header => Some(Part::Controls),
+            Part::Start => Some(Part::Controls),
             Part::Controls => Some(Part::Columns),
-            Part::Columns => Some(Part::Diagram),
+            Part::Columns => Some(Part::Header),
+            Part::Header => Some(Part::Diagram),
             Part::Diagram => Some(Part::Panels),
             Part::Panels => Some(Part::Library),
             Part::Library => Some(Part::Tools),
