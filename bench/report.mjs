@@ -113,8 +113,9 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   functions and CTEs cannot be omitted from the amalgamation).
 - **Time to interactive.** Medians of the first-visit loads, served with brotli: the files are in by ${f(ph.files.median, 0)} ms, the
   module starts at ${f(ph.start.median, 0)} ms, and the load's mark, set once the player's controls and columns
-  have painted (three tasks: the header, the controls, the columns; the diagram, the log and SQL, the
-  experiments and the other tools come a task each later), at
+  have painted (three tasks: Yew's first render, which draws nothing, then the controls, then the columns, below
+  the prerendered header; the page's own header, the diagram, the log and SQL, the experiments and the other
+  tools come a task each later), at
   ${f(b.tti_ms.median, 0)} ms; its databases are open at ${f(ph.databases.median, 0)} ms, in four tasks after the mark (SQLite's warm-up,
   three steps, then the page's pair). Until then the player shows the empty tables a fresh pair holds (known without SQLite;
   the core's tests check it against SQLite's answer), and a reader's action opens them itself. Before that
@@ -140,8 +141,15 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   the head's script asks for it as the document is read and compiles it as it arrives (\`scripts/compile-early.mjs\`;
   measured, 20 first visits each, alternating, against Trunk's preload and start-up script: interactive 176 →
   157 ms, the module starting 93 → 84 ms, first paint unchanged; the preload, moved to the top of \`<head>\`,
-  serves that request), and the prerendered header stands until the
-  page's own header replaces it, in the page's first task (it was once drawn twice). Then V8 compiles each function of the 0.78 MB primary on its first
+  serves that request), and the prerendered header stands until the player is interactive and its databases
+  are open: the page draws into a box-less \`<div>\` below it, and draws its own header in its place only then
+  (until 2026-12-02, in its first task: Yew empties the element it draws into, and the page drew on
+  \`<body>\`). Side by side, 14 and 16 first visits each, alternating, on an AMD EPYC machine about three times
+  slower than the Intel one of the day before: from the module's start to interactive 150 → 128 and 140 → 128
+  ms. The same day the mark moved a frame earlier: Yew 0.23's scheduler runs a render's effects a task later
+  when the render took over 16 ms, after the browser has painted, and the frame the columns' effect asked for
+  was the next one; it is now asked for in the task that draws them (14 first visits each: from the module's
+  start to interactive 205 → 171 ms). Then V8 compiles each function of the 0.78 MB primary on its first
   call, on the main thread (Yew's as the player draws; SQLite's after, in the warm-up and as the databases open). The
   row above with V8 compiling everything beforehand says what compiling costs and what is left: the module then
   starts later (compiled whole before it runs), and the page's own work from its start to interactive (Yew
@@ -158,9 +166,10 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   the first paint: read in the page at 412 px with a 4× slower CPU, 3 loads of 3 (1 of 3 before); unthrottled,
   equal to the first contentful paint (median 216 ms in two runs of 12 loads, against 592 and 576 ms before).
   The page used to replace the prerendered header before Chrome had recorded its paint; Chrome then forgets
-  that candidate and counts the page's own, identical header, as late as the module. \`page-start.js\` now lets
-  the module draw only once the paint is recorded (about 250 ms at most), and the end-to-end takeover tests check
-  that the LCP is the first paint (5 of their 6 cases fail on the old build). Measured side by side with the
+  that candidate and counts the page's own, identical header, as late as the module. \`page-start.js\` then let
+  the module draw only once the paint was recorded (about 250 ms at most); since 2026-12-02 the page takes the
+  header over only once its player is up, long after that record, and nothing waits for it. The end-to-end
+  takeover tests check that the LCP is the first paint (5 of their 6 cases failed on the build before the wait). Measured side by side with the
   build before (Lighthouse mobile, 3 runs each, twice, interleaved): performance 81 and 81 → 87 and 85, total
   blocking time 507 and 456 → 303 and 369 ms. Lighthouse's own LCP comes out either near 1.0 s or near
   2.9 s, and now we know why: it simulates the slow phone from a fast trace (its default), and counts toward
@@ -204,9 +213,12 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   day about 1.4× slower than the fast one measured 50–64 ms in four runs. The long task is not always the
   same one: in 10 loads traced by their marks, it was the module's start with the player's first
   render, SQLite's warm-up, the diagram's part or the tools' (59–88 ms each, once per load at most, none in
-  6 of the 10). The page does its start-up in separate tasks (the module, the header once the
-  first paint is recorded, the controls, the columns, SQLite's warm-up in three, the databases, then the
-  diagram, the log and SQL, the experiments, the other tools below them, then one experiment checked per
+  6 of the 10). Later that day, on a machine 3.1× slower (11.5 µs), the build from before that day's last two
+  start-up changes (the mark a frame earlier, the prerendered header kept until the player is up) and the build
+  after, 8 first visits each, alternating: the median longest task 56 and 56 ms, blocking 6 and 6 ms, a task
+  over 50 ms in 4 and 5 of the 8; the changes did not make it, the machine did. The page does its start-up in
+  separate tasks (the module with Yew's first render, the controls, the columns, SQLite's warm-up in three,
+  the databases, the page's own header, then the diagram, the log and SQL, the experiments, the other tools below them, then one experiment checked per
   task). Most of each task is V8's first compile
   of the code it runs: it compiles a wasm function on the thread that first calls it. In a trace of a first
   visit, the databases' task spent 84 of its 108 ms in that compiling and the player's first render 99 of
