@@ -66,7 +66,7 @@ pub fn Playground(props: &Props) -> Html {
         })
     };
     {
-        // Until the page draws its own header (`Part::Diagram`), the prerendered one's language button is the one
+        // Until the page draws its own header (`Part::Header`), the prerendered one's language button is the one
         // a reader sees: `www/page-start.js` hands its clicks to the page here (`outboxSwitchLang`), so that the
         // page and the header switch together.
         let switch_lang = switch_lang.clone();
