@@ -41,7 +41,7 @@ export const test = base.extend({
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embed-parent-'));
       dirs.push(dir);
       fs.writeFileSync(path.join(dir, 'index.html'),
-        `<!doctype html><meta charset="utf-8"><body style="margin:0">${frames}${readmeListener()}</body>`);
+        `<!doctype html><meta charset="utf-8"><body style="margin:0">${frames}${readmeEmbed().listener}</body>`);
       return serveDir(dir);
     });
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -125,11 +125,6 @@ export function readmeEmbed() {
   const snippet = readme.match(/```html\n(<iframe data-outbox-playground[\s\S]*?<\/iframe>)\s*(<script>[\s\S]*?<\/script>)\n```/);
   if (!snippet) throw new Error('README.md has no embed snippet (an <iframe data-outbox-playground> and a <script>)');
   return { frame: snippet[1], listener: snippet[2] };
-}
-
-/** The README's resize listener, as an author copies it. */
-export function readmeListener() {
-  return readmeEmbed().listener;
 }
 
 /**
