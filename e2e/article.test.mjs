@@ -82,6 +82,10 @@ for (const width of [360, 960]) {
     await page.goto(parent.url);
     await expect(page.frameLocator('#embed-experiments').getByTestId('experiments-summary')).toContainText('12/12');
     await expect(page.frameLocator('#embed-checker').getByTestId('check-run')).toBeVisible();
+    // The session's status line (its latest step, the invariant) belongs with the player, which neither shows.
+    for (const id of Object.keys(views)) {
+      await expect(page.frameLocator(`#${id}`).getByTestId('invariant'), `${id}: no status line`).toHaveCount(0);
+    }
     for (const id of Object.keys(views)) {
       const height = await sizedToContent(page.locator(`#${id}`));
       expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([height]);
@@ -96,6 +100,7 @@ test('an embed ignores what it does not know, with a notice, and Copy embed code
   await expect(page.getByTestId('address-notice')).toContainText('colour');
   await expect(page.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
   await expect(page.getByTestId('advance-A')).toHaveCount(0);
+  await expect(page.getByTestId('invariant'), 'the session\'s status line, with the wire and the consumer').toHaveAttribute('data-holds', 'true');
   await expect(page.getByTestId('diagram')).toHaveCount(0);
   // An out-of-range preset is named too, and the page opens empty.
   const other = await open(`${dist.url}?embed&preset=99`, { viewport: { width: 960, height: 800 } });

@@ -36,6 +36,15 @@ const EMBED_DEFAULT: [Panel; 8] = [
     Panel::Sql,
 ];
 
+/// The tools below the player, which stand beside the session rather than show it: the experiments, share and
+/// the two searches.
+pub const TOOLS: [Panel; 4] = [
+    Panel::Experiments,
+    Panel::Share,
+    Panel::Explorer,
+    Panel::Checker,
+];
+
 /// The address, read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Address {
@@ -98,6 +107,16 @@ impl Address {
             Some(view) => view.contains(&panel),
             None => !self.embed || EMBED_DEFAULT.contains(&panel),
         }
+    }
+
+    /// Whether the page shows any part of the session itself (the player, its diagram, its log or SQL), whose
+    /// status line (the latest step, the invariant) belongs with it; not in a view of the experiments or the
+    /// tools alone.
+    pub fn shows_session(&self) -> bool {
+        Panel::ALL
+            .into_iter()
+            .filter(|p| !TOOLS.contains(p))
+            .any(|p| self.shows(p))
     }
 
     /// `view=…` as the address spells it, for the embed code (the embed's default when none was named).

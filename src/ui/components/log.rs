@@ -55,8 +55,16 @@ pub use outbox_core::diagram::describe;
 /// databases back); `experiments replay --explain` explains any.
 const EXPLAIN_STEPS: usize = 2000;
 
+#[derive(Properties, PartialEq)]
+pub struct StatusProps {
+    /// Whether the view shows the session (the player, its diagram, its log): then the latest step, the invariant
+    /// and the crash banner; without it (an embed of the experiments or the checker alone) only what the page
+    /// has to say, the notices and a replay's progress.
+    pub session: bool,
+}
+
 #[component]
-pub fn StatusBar() -> Html {
+pub fn StatusBar(props: &StatusProps) -> Html {
     let Some(model) = use_context::<Ctx>() else {
         return html! {};
     };
@@ -67,7 +75,9 @@ pub fn StatusBar() -> Html {
     // every step after it), and only when that history is short enough to replay within a frame or two.
     let why = {
         let model = model.clone();
-        let at = model.broke_at.filter(|&i| i < EXPLAIN_STEPS && !holds);
+        let at = model
+            .broke_at
+            .filter(|&i| props.session && i < EXPLAIN_STEPS && !holds);
         let key = (
             at,
             at.and_then(|i| model.entries.get(i))
@@ -95,39 +105,44 @@ pub fn StatusBar() -> Html {
         Some(Notice::Error(e)) => Some(tf(lang, "notice.error", &[&message(lang, e)])),
         None => None,
     };
+    if !props.session && notice.is_none() && model.loading.is_none() {
+        return html! {};
+    }
     html! {
         <section class="status">
-            <p class="latest" aria-live="polite">
-                if let Some(entry) = last {
-                    <code translate="no">{ describe(&entry.step) }</code>{ " → " }
-                    <strong translate="no" class={classes!("result", entry.report.result.head())}
-                        data-testid="step-result">{ result_label(&entry.report) }</strong>
-                    <span class="why">{ format!(" — {}", reason(lang, &entry.report)) }</span>
-                } else {
-                    <strong data-testid="step-result"></strong>
-                    <span class="why">{ t(lang, "log.empty") }</span>
-                }
-            </p>
-            <div class={classes!("invariant", if holds { "ok" } else { "bad" })} data-testid="invariant"
-                data-holds={holds.to_string()} role="status" aria-live="polite">
-                if holds {
-                    { "✓ " }{ t(lang, "invariant.holds") }
-                } else {
-                    <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
-                    <ul translate="no">{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
-                    if let Some(text) = &*why {
-                        <p class="explain" data-testid="explain">{ text }</p>
+            if props.session {
+                <p class="latest" aria-live="polite">
+                    if let Some(entry) = last {
+                        <code translate="no">{ describe(&entry.step) }</code>{ " → " }
+                        <strong translate="no" class={classes!("result", entry.report.result.head())}
+                            data-testid="step-result">{ result_label(&entry.report) }</strong>
+                        <span class="why">{ format!(" — {}", reason(lang, &entry.report)) }</span>
+                    } else {
+                        <strong data-testid="step-result"></strong>
+                        <span class="why">{ t(lang, "log.empty") }</span>
                     }
-                }
-            </div>
-            if let Some(boundary) = model.down {
-                <div class="down" role="alert" data-testid="down">
-                    <strong>{ match boundary {
-                        Some(b) => tf(lang, "down.title", &[&format!("{}. {b}", b.number())]),
-                        None => t(lang, "down.unsafe"),
-                    } }</strong>
-                    <p>{ t(lang, "down.body") }</p>
+                </p>
+                <div class={classes!("invariant", if holds { "ok" } else { "bad" })} data-testid="invariant"
+                    data-holds={holds.to_string()} role="status" aria-live="polite">
+                    if holds {
+                        { "✓ " }{ t(lang, "invariant.holds") }
+                    } else {
+                        <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
+                        <ul translate="no">{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
+                        if let Some(text) = &*why {
+                            <p class="explain" data-testid="explain">{ text }</p>
+                        }
+                    }
                 </div>
+                if let Some(boundary) = model.down {
+                    <div class="down" role="alert" data-testid="down">
+                        <strong>{ match boundary {
+                            Some(b) => tf(lang, "down.title", &[&format!("{}. {b}", b.number())]),
+                            None => t(lang, "down.unsafe"),
+                        } }</strong>
+                        <p>{ t(lang, "down.body") }</p>
+                    </div>
+                }
             }
             if let Some((done, total)) = model.loading {
                 <p class="loading" role="status" aria-live="polite" data-testid="loading">

@@ -294,7 +294,7 @@ pub fn Playground(props: &Props) -> Html {
                 if let Some(text) = ignored {
                     <p class="notice" role="status" data-testid="address-notice">{ text }</p>
                 }
-                <StatusBar />
+                <StatusBar session={address.shows_session()} />
                 <div class={classes!("stage", tabbed.then_some("tabbed"), tab.then_some("show-diagram"))}>
                     if tabbed {
                     <div class="tabs" role="tablist" aria-label={t(lang, "tab.label")}>
@@ -320,7 +320,7 @@ pub fn Playground(props: &Props) -> Html {
                     if draws(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
-            if *drawn >= Part::Library && [Panel::Experiments, Panel::Share, Panel::Explorer, Panel::Checker].into_iter().any(show) {
+            if *drawn >= Part::Library && crate::ui::address::TOOLS.into_iter().any(show) {
                 <section class="panels">
                     if draws(Panel::Experiments) { <Library /> }
                     // There from the first, empty, so that what it is given next moves nothing.
