@@ -90,6 +90,12 @@ for (const width of [360, 960]) {
       const height = await sizedToContent(page.locator(`#${id}`));
       expect(await postedHeights(page, id), `${id}: the heights it posted`).toEqual([height]);
     }
+    // Alone in its view, a panel takes the frame's width, at 960 px too (where two panels sit side by side).
+    for (const [id, panel] of [['embed-experiments', '.library'], ['embed-checker', '.checker']]) {
+      const share = await page.frameLocator(`#${id}`).locator(panel)
+        .evaluate((el) => el.getBoundingClientRect().width / document.documentElement.clientWidth);
+      expect(share, `${id}: the share of the frame's width its panel takes`).toBeGreaterThan(0.9);
+    }
     await context.close();
   });
 }

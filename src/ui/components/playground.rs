@@ -266,6 +266,12 @@ pub fn Playground(props: &Props) -> Html {
     }
     let controls = *drawn >= Part::Controls;
     let tools = *drawn >= Part::Tools;
+    // The tools' section: the experiments and, beside them, the others (share, explorer, checker).
+    let side = [Panel::Share, Panel::Explorer, Panel::Checker]
+        .into_iter()
+        .any(show);
+    // A section of two panels side by side; with one of them only (a view that names one), it takes the width.
+    let tools_one = !show(Panel::Experiments) || !side;
     let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
         .into_iter()
         .filter(|p| show(*p))
@@ -315,20 +321,22 @@ pub fn Playground(props: &Props) -> Html {
                 </div>
             }
             if draws(Panel::Log) || draws(Panel::Sql) {
-                <section class="panels">
+                <section class={classes!("panels", (show(Panel::Log) != show(Panel::Sql)).then_some("one"))}>
                     if draws(Panel::Log) { <EventLog /> }
                     if draws(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
             if *drawn >= Part::Library && crate::ui::address::TOOLS.into_iter().any(show) {
-                <section class="panels">
+                <section class={classes!("panels", tools_one.then_some("one"))}>
                     if draws(Panel::Experiments) { <Library /> }
                     // There from the first, empty, so that what it is given next moves nothing.
-                    <div class="side">
-                        if draws(Panel::Share) { <Share /> }
-                        if draws(Panel::Explorer) { <Explorer /> }
-                        if draws(Panel::Checker) { <Checker /> }
-                    </div>
+                    if side {
+                        <div class="side">
+                            if draws(Panel::Share) { <Share /> }
+                            if draws(Panel::Explorer) { <Explorer /> }
+                            if draws(Panel::Checker) { <Checker /> }
+                        </div>
+                    }
                 </section>
             }
             // With the tools, last: drawn earlier, it would be pushed down by each part drawn above it.
