@@ -14,7 +14,7 @@ for (const s of shots) {
   await page.waitForFunction(() => document.documentElement.hasAttribute('data-drawn') || performance.getEntriesByName('playground-drawn').length, null, { timeout: 30000 });
   if (s.wait) await page.getByTestId(s.wait.id).filter({ hasText: s.wait.text ?? '' }).first().waitFor();
   await page.evaluate(() => new Promise((r) => requestIdleCallback(r)));
-  await page.screenshot({ path: `/tmp/shots/${s.name}.png`, fullPage: true });
+  await page.screenshot({ path: `/tmp/shots/${s.name}.png`, fullPage: !s.top });
   console.log(s.name, errs);
   await context.close();
 }

@@ -100,6 +100,16 @@ for (const width of [360, 960]) {
   });
 }
 
+test('an embed of the experiments alone still says what was wrong with its link, without the session\'s status line', async ({ browser, dist }) => {
+  const context = await browser.newContext({ viewport: { width: 960, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${dist.url}?embed&view=experiments#t=AAAAAAAA`);
+  await expect(page.getByTestId('experiments-summary')).toContainText('12/12');
+  await expect(page.getByTestId('notice')).toContainText('the data is not a packed trace');
+  await expect(page.getByTestId('invariant')).toHaveCount(0);
+  await context.close();
+});
+
 test('an embed ignores what it does not know, with a notice, and Copy embed code writes the frame for this view', async ({ dist, open }) => {
   const page = await open(`${dist.url}?embed&preset=3&view=wire,bogus,consumer&colour=red`, { viewport: { width: 960, height: 800 } });
   await expect(page.getByTestId('address-notice')).toContainText('view=bogus');
