@@ -266,12 +266,11 @@ pub fn Playground(props: &Props) -> Html {
     }
     let controls = *drawn >= Part::Controls;
     let tools = *drawn >= Part::Tools;
-    // The tools' section: the experiments and, beside them, the others (share, explorer, checker).
+    // The tools' section: the experiments and, beside them, the others (share, explorer, checker); a section with
+    // one of its two panels only (a view that names one) gives it the width (`www/style.css`).
     let side = [Panel::Share, Panel::Explorer, Panel::Checker]
         .into_iter()
         .any(show);
-    // A section of two panels side by side; with one of them only (a view that names one), it takes the width.
-    let tools_one = !show(Panel::Experiments) || !side;
     let columns = [Panel::Producer, Panel::Wire, Panel::Consumer]
         .into_iter()
         .filter(|p| show(*p))
@@ -321,13 +320,13 @@ pub fn Playground(props: &Props) -> Html {
                 </div>
             }
             if draws(Panel::Log) || draws(Panel::Sql) {
-                <section class={classes!("panels", (show(Panel::Log) != show(Panel::Sql)).then_some("one"))}>
+                <section class="panels">
                     if draws(Panel::Log) { <EventLog /> }
                     if draws(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
             if *drawn >= Part::Library && crate::ui::address::TOOLS.into_iter().any(show) {
-                <section class={classes!("panels", tools_one.then_some("one"))}>
+                <section class="panels">
                     if draws(Panel::Experiments) { <Library /> }
                     // There from the first, empty, so that what it is given next moves nothing.
                     if side {
