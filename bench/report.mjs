@@ -159,6 +159,9 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   which took the page's lazy compiling from ~90 to ~56 ms in a trace, but on this machine's two cores the
   worker competes with the page, the browser and the server: interactive 197 → 220 ms and 188 → 226 ms in two
   runs of 10, first paint later. On a return visit V8 reuses the compiled module and the page is up in ${f(b.tti_warm_ms.median, 0)} ms.
+  How much of the ratio is the floor's noise: two full runs on 2026-12-02's last machine (an Intel Xeon, the bare
+  transaction at 8.9 and 9.8 µs), builds that differ by one CSS rule: the page interactive at 301 and 304 ms,
+  the floor's first paint at 204 and 148 ms, so 1.48× and 2.06×.
   What would move the first visit further: less work before the player is interactive (the player prerendered
   and hydrated, which Yew's hydration makes a full render and a DOM walk of its own), or a smaller UI layer
   than Yew.
