@@ -103,6 +103,30 @@ test('the first broken step is marked; a click and Enter travel in time; pointin
   await expect(why).toContainText('released（释放）');
 });
 
+test('the current row\'s highlight spans the panel, wider than the diagram or narrower', async ({ dist, open }) => {
+  // At 960 px an embed's panel is wider than the diagram (42rem at most); at 360 px the diagram scrolls sideways.
+  for (const [width, address] of [[960, '?embed&view=wire,diagram,log&preset=3'], [360, '?preset=3']]) {
+    const page = await open(`${dist.url}${address}`, { viewport: { width, height: 900 } });
+    if (width === 360) await page.getByTestId('tab-diagram').click();
+    await diagram(page).locator('[data-step="3"]').first().click();
+    await expect(diagram(page).locator('.row.now')).toHaveAttribute('data-step', '3');
+    await page.mouse.move(0, 0);
+    const e = await page.evaluate(() => {
+      const box = document.querySelector('.diagram-scroll');
+      const svg = document.querySelector('svg.diagram').getBoundingClientRect();
+      const now = document.querySelector('svg.diagram .row.now .band').getBoundingClientRect();
+      const edge = box.getBoundingClientRect();
+      return { svg: svg.width, svgRight: svg.right, now: now.right, left: now.left, right: edge.right, boxLeft: edge.left,
+        scroll: box.scrollWidth, client: box.clientWidth };
+    });
+    if (width === 960) expect(e.svgRight).toBeLessThan(e.right - 100); // the diagram stops short of the edge
+    expect(e.now, `${width} px`).toBeGreaterThanOrEqual(Math.min(e.right, e.svgRight) - 1); // its highlight does not
+    expect(e.left).toBeLessThanOrEqual(e.boxLeft + 1);
+    // And it makes no scrollbar of its own: what scrolls is the diagram's own width.
+    expect(e.scroll).toBeLessThanOrEqual(Math.max(e.client, Math.ceil(e.svg)));
+  }
+});
+
 test('Save writes a standalone SVG that parses, carries no script, and a PNG', async ({ dist, open }) => {
   const page = await open(dist.url, VIEW);
   await page.getByTestId('preset-09').click();
