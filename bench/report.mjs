@@ -169,11 +169,16 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   frames, the controls' and then the columns'). The module itself starts at about the floor's first paint (the
   row on the module's start), so the 1.3× goal leaves the page about a third of that to draw its player: it could
   hold only for a player that is on the screen before the module runs and that the module takes over for much
-  less than the work of drawing it. Yew's hydration would save the layout at most: it runs the same render, then
-  walks the DOM (read in Yew 0.23's source, not measured).
-  What would move the first visit further: less work before the player is interactive (the player prerendered
-  and hydrated, which Yew's hydration makes a full render and a DOM walk of its own), or a smaller UI layer
-  than Yew.
+  less than the work of drawing it. Yew's hydration is not that, measured the same day with a prototype (not kept:
+  Yew's \`ssr\` and \`hydration\` features, the page's first render up to its columns rendered to a string in the
+  browser and written into a copy of \`index.html\`, then hydrated; both builds unsplit, the same module, 10 first
+  visits each, alternating): from the module's start to interactive 131 → 100 ms (medians), but the first screen's
+  layout, about 60 ms on this machine, now ran before the module could finish compiling and start, so the module
+  started at 309 ms instead of 222, the first paint came at 308 ms instead of 176, and the page was interactive
+  at 419 ms instead of 352 (1.81× against 1.69× the floor); and hydrating is one task, over 50 ms in all 10 loads
+  (55–106 ms).
+  What would move the first visit further: less work before the player is interactive, which means drawing the
+  player with a much smaller UI layer than Yew.
 - **Lighthouse's mobile LCP.** Chrome's own \`largest-contentful-paint\` is now the prerendered introduction at
   the first paint: read in the page at 412 px with a 4× slower CPU, 3 loads of 3 (1 of 3 before); unthrottled,
   equal to the first contentful paint (median 216 ms in two runs of 12 loads, against 592 and 576 ms before).
