@@ -163,12 +163,12 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   How much of the ratio is the floor's noise: two full runs on 2026-12-02's last machine (an Intel Xeon, the bare
   transaction at 8.9 and 9.8 µs), builds that differ by one CSS rule: the page interactive at 301 and 304 ms,
   the floor's first paint at 204 and 148 ms, so 1.48× and 2.06×.
-  Where the time from the module's start to interactive goes, traced on 2026-12-03 (an Intel Xeon, 8 first visits,
+  Where the time from the module's start to interactive goes, traced on 2026-12-03 (an AMD EPYC, 8 first visits,
   medians): 99 ms of main-thread work with no idle time in it, 67 ms of script (Yew drawing the controls, then the
   columns; 21 ms of that V8 compiling functions on their first call) and 31 ms of style, layout and paint (two
-  frames, the controls' and then the columns'). The module itself starts at about the floor's first paint (the
-  row on the module's start), so the 1.3× goal leaves the page about a third of that to draw its player: it could
-  hold only for a player that is on the screen before the module runs and that the module takes over for much
+  frames, the controls' and then the columns'). The module itself starts at about the floor's first paint
+  (${f(ph.start.median / floor, 2)}× in this run, its row above), so the 1.3× goal leaves the page a small part of that time to draw
+  its player (${f(Math.max(0, 1.3 * floor - ph.start.median), 0)} ms, against ${f(b.tti_ms.median - ph.start.median, 0)} in this run's medians): it could hold only for a player that is on the screen before the module runs and that the module takes over for much
   less than the work of drawing it. Yew's hydration is not that, measured the same day with a prototype (not kept:
   Yew's \`ssr\` and \`hydration\` features, the page's first render up to its columns rendered to a string in the
   browser and written into a copy of \`index.html\`, then hydrated; both builds unsplit, the same module, 10 first
