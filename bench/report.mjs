@@ -164,7 +164,7 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
   transaction at 8.9 and 9.8 µs), builds that differ by one CSS rule: the page interactive at 301 and 304 ms,
   the floor's first paint at 204 and 148 ms, so 1.48× and 2.06×.
   Where the time from the module's start to interactive goes, traced on 2026-12-03 (an AMD EPYC, 8 first visits,
-  medians): 99 ms of main-thread work with no idle time in it, 67 ms of script (Yew drawing the controls, then the
+  medians): 99 ms of main-thread work with no idle time in it, 67 ms of script (Yew's first render, the controls, then the
   columns; 21 ms of that V8 compiling functions on their first call) and 31 ms of style, layout and paint (two
   frames, the controls' and then the columns'). The module itself starts at about the floor's first paint
   (${f(ph.start.median / floor, 2)}× in this run, its row above), so the 1.3× goal leaves the page a small part of that time to draw
