@@ -99,13 +99,7 @@ impl Plan {
             .with_crash_at(Some(self.boundary));
         steps[self.crash_step] = crashing;
         steps.extend(recovery_steps());
-        Trace::new(
-            ConsumerSetup {
-                ordering: self.ordering,
-                support_v2: false,
-            },
-            steps,
-        )
+        Trace::new(ConsumerSetup::builtin(self.ordering, false), steps)
     }
 }
 
@@ -116,10 +110,7 @@ pub fn reachable(
     ordering: Ordering,
     order: &[&str],
 ) -> Result<Vec<Vec<Boundary>>, String> {
-    session.reset(ConsumerSetup {
-        ordering,
-        support_v2: false,
-    })?;
+    session.reset(ConsumerSetup::builtin(ordering, false))?;
     Ok(base_steps(order)
         .iter()
         .map(|s| {

@@ -22,6 +22,7 @@ pub mod playground;
 pub mod protocol;
 #[cfg(unix)]
 pub mod real;
+pub mod rule;
 pub mod share;
 pub mod trace;
 

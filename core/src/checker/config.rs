@@ -2,7 +2,10 @@
 //! runs, and the fixed events they imply.
 
 use crate::protocol::{Event, Ordering, WriteMode, KINDS};
-use crate::trace::{schema_payload, Step};
+use crate::rule::{Rule, RuleEffect};
+use crate::trace::{schema_payload, ConsumerSetup, Step};
+use crate::words::Word;
+use std::sync::Arc;
 
 /// The flows a configuration can name, in order.
 pub const FLOW_IDS: [&str; 3] = ["A", "B", "C"];
@@ -22,6 +25,8 @@ pub struct Config {
     /// Event ids produced in schema 2 (`{"units":3}`), sorted, each once; `support_v2` stays false.
     pub schema2: Vec<String>,
     pub consumer: Ordering,
+    /// The reader's rule, with `consumer` [`Ordering::Rule`] (RULE.md).
+    pub rule: Option<Arc<Rule>>,
     pub producer: WriteMode,
 }
 
@@ -35,6 +40,7 @@ impl Default for Config {
             crashes: 1,
             schema2: Vec::new(),
             consumer: Ordering::Strict,
+            rule: None,
             producer: WriteMode::Atomic,
         }
     }
@@ -85,6 +91,16 @@ impl Config {
             if !(min..=max).contains(&value) {
                 return Err(format!("{name} must be from {min} to {max}, got {value}"));
             }
+        }
+        match (self.consumer, &self.rule) {
+            (Ordering::Rule, None) => return Err("consumer rule needs a rule (its SELECT)".into()),
+            (other, Some(_)) if other != Ordering::Rule => {
+                return Err(format!(
+                    "a rule is given, but the consumer is {}, not rule",
+                    other.name()
+                ))
+            }
+            _ => {}
         }
         for id in &self.schema2 {
             if self.parse_event(id).is_none() {
@@ -204,7 +220,27 @@ impl Config {
             q.push_str("&schema2=");
             q.push_str(&self.schema2.join(","));
         }
+        if let Some(rule) = &self.rule {
+            q.push_str("&rule=");
+            q.push_str(&percent_encode(rule.sql()));
+            q.push_str("&effect=");
+            q.push_str(rule.effect().name());
+        }
         q
+    }
+
+    /// The consumer a session of this configuration runs.
+    pub fn setup(&self) -> ConsumerSetup {
+        ConsumerSetup {
+            ordering: self.consumer,
+            rule: self.rule.clone(),
+            support_v2: false,
+        }
+    }
+
+    /// Whether the state holds the inbox's arrival order: only for a rule that reads `arrival` (RULE.md).
+    pub fn arrival_matters(&self) -> bool {
+        self.rule.as_ref().is_some_and(|r| r.reads_arrival())
     }
 
     /// Sets one knob from its text, as `--flows 2` or `flows=2` gives it: `Ok(false)` for a name that is not a
@@ -239,6 +275,29 @@ impl Config {
                 })?
             }
             "schema2" => self.schema2 = Config::parse_schema2(value),
+            "rule" => {
+                let sql = percent_decode(value);
+                let effect = self
+                    .rule
+                    .as_ref()
+                    .map_or(RuleEffect::default(), |r| r.effect());
+                let rule =
+                    Rule::new(&sql, effect).map_err(|r| format!("rule: {}", r.located(&sql)))?;
+                self.rule = Some(rule);
+                self.consumer = Ordering::Rule;
+            }
+            "effect" => {
+                let effect = RuleEffect::from_name(value).ok_or_else(|| {
+                    format!(
+                        "effect must be one of {}, got `{value}`",
+                        RuleEffect::listed()
+                    )
+                })?;
+                match &self.rule {
+                    Some(rule) => self.rule = Some(rule.with_effect(effect)),
+                    None => return Err("effect belongs to a rule: give the rule first".into()),
+                }
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -269,4 +328,47 @@ impl Config {
             self.schema(ev),
         )
     }
+}
+
+/// A rule's text in a query: every byte but `A–Z a–z 0–9 - _ . ~` as `%XX`.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The inverse of [`percent_encode`] (`+` is a space, as a form writes it); a `%` not followed by two hex digits
+/// stays as it is, and bytes that are not UTF-8 become U+FFFD.
+pub fn percent_decode(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b'+', _, _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

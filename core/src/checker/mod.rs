@@ -48,6 +48,12 @@ pub fn why(config: &Config, c: &Counterexample) -> String {
             Ordering::EffectOutsideTx => {
                 "the strict consumer writes the effect in the same transaction as the projection and the applied mark, so an exit leaves all three or none"
             }
+            Ordering::Rule if c.violation.property == properties::Property::RuleAnswers => {
+                "the engine carries out only 'apply', 'block' or 'skip' of a row of waiting, or no row at all"
+            }
+            Ordering::Rule => {
+                "the strict rule applies only last_seq + 1 with every check passed, blocks what fails a check, and waits at a gap"
+            }
         }
     };
     format!(

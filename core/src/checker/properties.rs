@@ -7,6 +7,8 @@ use crate::protocol::next_kind;
 words! {
     /// Which property a state breaks.
     pub enum Property {
+        /// RULE.md: for a rule consumer, checked before the three of CHECKER.md.
+        RuleAnswers = "rule_answers",
         ConsumerInvariant = "consumer_invariant",
         NoLoss = "no_loss",
         Completion = "completion",

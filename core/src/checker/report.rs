@@ -31,7 +31,7 @@ pub fn document(
         ),
         _ => (Value::Null, Value::Null, Value::Null, Value::Null),
     };
-    json!({
+    let mut doc = json!({
         "format": FORMAT,
         "config": {
             "flows": config.flows,
@@ -52,7 +52,12 @@ pub fn document(
         "why": why,
         "counterexample": counterexample,
         "results": results,
-    })
+    });
+    if let Some(rule) = &config.rule {
+        doc["config"]["rule"] = json!(rule.sql());
+        doc["config"]["effect"] = json!(rule.effect().name());
+    }
+    doc
 }
 
 pub fn counts_value(c: Counts) -> Value {

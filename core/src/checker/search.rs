@@ -8,7 +8,7 @@ use super::config::Config;
 use super::properties::{self, Property, Violation};
 use super::state::State;
 use crate::protocol::Boundary;
-use crate::trace::{ConsumerSetup, Session, StepReport, Trace};
+use crate::trace::{Session, StepReport, Trace};
 use std::collections::HashSet;
 
 /// CHECKER.md's "What a run reports" (elapsed time is the caller's: the core has no clock on every target).
@@ -62,10 +62,7 @@ struct Runner {
 
 impl Runner {
     fn new(config: &Config) -> Result<Runner, String> {
-        let mut session = Session::new(ConsumerSetup {
-            ordering: config.consumer,
-            support_v2: false,
-        })?;
+        let mut session = Session::new(config.setup())?;
         session.set_quick_restart(true);
         let bodies = config.bodies();
         Ok(Runner {
@@ -85,6 +82,8 @@ impl Runner {
             Some(now) => self.session.load_changes(&now, &rows)?,
             None => self.session.load(&rows)?,
         }
+        // The databases hold the entered rows: a later enter restores from them, not from SQLite's snapshot.
+        self.holds = Some(rows.clone());
         self.entered = rows;
         self.fresh = true;
         Ok(())
@@ -171,8 +170,35 @@ impl Runner {
         Ok(true)
     }
 
+    /// RULE.md's `rule_answers`, for a rule consumer: at every flow `apply` is offered to, the rule's answer is
+    /// one the engine can carry out.
+    fn rule_answers(&mut self, s: &State) -> Result<Option<Violation>, String> {
+        if self.config.rule.is_none() {
+            return Ok(None);
+        }
+        let Some(rule) = &self.config.rule else {
+            return Ok(None);
+        };
+        for action in actions(&self.config, s) {
+            if let Action::Apply(flow) = action {
+                let name = super::config::FLOW_IDS[flow as usize];
+                // `waiting` from the state's rows, as the consumer builds it from the same rows in SQLite.
+                if let Err(message) = crate::rule::answer(rule, &s.waiting(&self.config, flow)) {
+                    return Ok(Some(Violation {
+                        property: Property::RuleAnswers,
+                        message: format!("apply {name}: {message}"),
+                    }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// The properties of a newly generated state, in CHECKER.md's order; `Ok(true)` when it is quiescent.
     fn judge(&mut self, s: &State) -> Result<(Option<Violation>, bool), String> {
+        if let Some(v) = self.rule_answers(s)? {
+            return Ok((Some(v), false));
+        }
         if let Some(v) =
             properties::consumer_invariant(s).or_else(|| properties::no_loss(&self.config, s))
         {
@@ -412,13 +438,10 @@ impl Search {
         }
         moves.reverse();
         let trace = Trace::new(
-            ConsumerSetup {
-                ordering: self.config.consumer,
-                support_v2: false,
-            },
+            self.config.setup(),
             moves.iter().map(|m| m.step(&self.config)).collect(),
         );
-        let mut session = Session::new(trace.consumer)?;
+        let mut session = Session::new(trace.consumer.clone())?;
         let reports = trace.steps.iter().map(|s| session.step(s)).collect();
         let replayed = State::from_snapshot(&self.config, &session.rows_without_bodies()?, 0, 0)?;
         if !replayed.same_rows(reached) {
@@ -447,5 +470,6 @@ pub fn property_words(p: Property) -> &'static str {
         }
         Property::NoLoss => "a committed transition or an acknowledged message was lost",
         Property::Completion => "the system went quiet with work left undone",
+        Property::RuleAnswers => "the rule answered something the engine cannot carry out",
     }
 }

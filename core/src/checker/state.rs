@@ -13,11 +13,12 @@ pub const STATES: [&str; 4] = ["new", "reserved", "confirmed", "released"];
 /// An inbox row's state.
 pub const INBOX_STATES: [&str; 3] = ["pending", "blocked", "applied"];
 /// An inbox row's reason: none, or why it is blocked.
-pub const REASONS: [Option<BlockReason>; 4] = [
+pub const REASONS: [Option<BlockReason>; 5] = [
     None,
     Some(BlockReason::UnsupportedSchema),
     Some(BlockReason::InvalidPayload),
     Some(BlockReason::InvalidTransition),
+    Some(BlockReason::Rule),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -53,6 +54,9 @@ pub struct State {
     pub effects: Vec<Ev>,
     pub resends_used: u8,
     pub crashes_used: u8,
+    /// The inbox rows are in arrival order, which is then part of the state (a rule that reads `arrival`);
+    /// otherwise they are sorted by event. The same for every state of a search, so not in the key.
+    pub arrival: bool,
 }
 
 fn code(table: &[&str], value: &str, what: &str) -> Result<u8, String> {
@@ -87,7 +91,13 @@ impl State {
                 .map(|i| i as u8)
                 .ok_or_else(|| format!("unexpected flow `{id}`"))
         };
+        let arrival = config.arrival_matters();
+        let mut inbox_rows: Vec<&InboxRow> = s.consumer.inbox.iter().collect();
+        if arrival {
+            inbox_rows.sort_by_key(|r| r.arrival);
+        }
         Ok(State {
+            arrival,
             flow: s
                 .producer
                 .flow
@@ -106,10 +116,8 @@ impl State {
                 .iter()
                 .map(|r| Ok((ev(&r.event_id)?, r.accepted == 1)))
                 .collect::<Result<_, String>>()?,
-            inbox: s
-                .consumer
-                .inbox
-                .iter()
+            inbox: inbox_rows
+                .into_iter()
                 .map(|r| {
                     let reason = REASONS
                         .iter()
@@ -184,13 +192,15 @@ impl State {
                 inbox: self
                     .inbox
                     .iter()
-                    .map(|r| InboxRow {
+                    .zip(1..)
+                    .map(|(r, place)| InboxRow {
                         event_id: r.ev.id().to_owned(),
                         flow_id: r.ev.flow_id().to_owned(),
                         seq: i64::from(r.ev.seq),
                         body: body(r.ev),
                         state: INBOX_STATES[r.state as usize].to_owned(),
                         reason: REASONS[r.reason as usize].map(|x| x.name().to_owned()),
+                        arrival: if self.arrival { place } else { 0 },
                     })
                     .collect(),
                 projection: self
@@ -266,7 +276,9 @@ impl State {
         s.outbox.iter_mut().for_each(|(ev, _)| *ev = e(*ev));
         sort_small(&mut s.outbox, |(ev, _)| ev.index());
         s.inbox.iter_mut().for_each(|r| r.ev = e(r.ev));
-        sort_small(&mut s.inbox, |r| r.ev.index());
+        if !s.arrival {
+            sort_small(&mut s.inbox, |r| r.ev.index());
+        }
         s.projection.iter_mut().for_each(|p| p.flow = f(p.flow));
         sort_small(&mut s.projection, |p| p.flow);
         s.effects.iter_mut().for_each(|ev| *ev = e(*ev));
@@ -281,6 +293,43 @@ impl State {
             .map(|p| self.permuted(p).key())
             .min()
             .unwrap_or_else(|| self.key())
+    }
+
+    /// RULE.md's `waiting` for `flow` in this state: what the consumer's apply would fill it with.
+    pub fn waiting(&self, config: &Config, flow: u8) -> Vec<crate::rule::WaitingRow> {
+        let (last_seq, state) = self.last_seq(flow);
+        let held = self
+            .projection
+            .iter()
+            .find(|p| p.flow == flow)
+            .map_or(0, |p| p.held);
+        let flow_state = STATES[state as usize];
+        let mut rows: Vec<crate::rule::WaitingRow> = self
+            .inbox
+            .iter()
+            .zip(1..)
+            .filter(|(r, _)| r.ev.flow == flow && INBOX_STATES[r.state as usize] != "applied")
+            .map(|(r, place)| {
+                let event = config.event(r.ev);
+                crate::rule::WaitingRow {
+                    event_id: event.event_id.clone(),
+                    seq: event.seq,
+                    kind: event.kind.clone(),
+                    schema: event.schema,
+                    state: INBOX_STATES[r.state as usize].to_owned(),
+                    reason: REASONS[r.reason as usize].map(|x| x.name().to_owned()),
+                    last_seq: i64::from(last_seq),
+                    flow_state: flow_state.to_owned(),
+                    held: i64::from(held),
+                    problem: crate::protocol::consumer::problem(&event, flow_state, false)
+                        .map(BlockReason::name),
+                    arrival: if self.arrival { place } else { 0 },
+                    body: String::new(),
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| r.seq);
+        rows
     }
 
     /// A flow's committed seq at the producer (0 without a row).

@@ -188,6 +188,7 @@ fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
         FlowStop::Gap => "gap".to_owned(),
         FlowStop::Blocked(reason) => format!("blocked: {reason}"),
         FlowStop::Limit => "limit".to_owned(),
+        FlowStop::RuleError => "rule_error".to_owned(),
     };
     match (&entry.step, r.result) {
         (Step::Apply { flow, .. }, Outcome::Apply(a)) => Some(match a {
@@ -195,6 +196,7 @@ fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
             ApplyResult::Gap => (format!("{flow}: gap"), w(lang, "waits", "等待").into()),
             ApplyResult::Idle => (format!("{flow}: idle"), String::new()),
             ApplyResult::Blocked(reason) => (format!("{flow}: blocked"), reason.to_string()),
+            ApplyResult::RuleError => (format!("{flow}: rule_error"), String::new()),
         }),
         // An SQL error (a rejecting trigger), a crash: the apply's answer all the same.
         (Step::Apply { flow, .. }, _) => {

@@ -50,6 +50,8 @@ pub fn explain_property(
     lang: Lang,
 ) -> Result<Option<Explanation>, String> {
     let r = match property {
+        // What the rule returned is the checker's message, said at the last step below.
+        Property::RuleAnswers => replay(trace, |_| false)?,
         Property::ConsumerInvariant => match explain(trace, lang)? {
             Some(x) => return Ok(Some(x)),
             None => replay(trace, |_| false)?,
@@ -112,7 +114,7 @@ impl Replay {
 
 /// Replays `trace` on fresh databases, up to the first step after which `broken` holds of the tables.
 fn replay(trace: &Trace, broken: fn(&Snapshot) -> bool) -> Result<Replay, String> {
-    let mut session = Session::new(trace.consumer)?;
+    let mut session = Session::new(trace.consumer.clone())?;
     let mut prev = session.snapshot()?;
     let mut r = Replay {
         reports: Vec::new(),

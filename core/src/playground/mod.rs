@@ -29,10 +29,7 @@ pub(crate) struct Databases {
 
 impl Databases {
     fn opened(session: Session) -> Rc<Databases> {
-        let setup = ConsumerSetup {
-            ordering: session.ordering(),
-            support_v2: session.support_v2(),
-        };
+        let setup = session.setup();
         Rc::new(Databases {
             setup,
             session: RefCell::new(Some(session)),
@@ -44,7 +41,7 @@ impl Databases {
     pub(crate) fn get(&self) -> Result<RefMut<'_, Session>, String> {
         let mut slot = self.session.borrow_mut();
         if slot.is_none() {
-            *slot = Some(open_session(self.setup)?);
+            *slot = Some(open_session(self.setup.clone())?);
         }
         RefMut::filter_map(slot, Option::as_mut)
             .map_err(|_| "the databases are not open".to_string())
@@ -95,6 +92,8 @@ pub enum Command {
     Restart,
     Reset,
     SetMode(Ordering),
+    /// Starts over with the reader's rule as the consumer.
+    SetRule(std::sync::Arc<crate::rule::Rule>),
     SetSupportV2(bool),
     /// Installs or drops a rejecting trigger (experiment 10).
     Fault(FaultTarget, bool),
@@ -201,7 +200,7 @@ impl Playground {
         let snapshot = Rc::new(Snapshot::empty(setup.support_v2));
         Playground {
             session: Rc::new(Databases {
-                setup,
+                setup: setup.clone(),
                 session: RefCell::new(None),
             }),
             setup,
@@ -245,10 +244,15 @@ impl Playground {
         self.setup.ordering
     }
 
+    /// The reader's rule, when the consumer is one.
+    pub fn rule(&self) -> Option<&std::sync::Arc<crate::rule::Rule>> {
+        self.setup.rule.as_ref()
+    }
+
     /// The session up to the current position, as a trace.
     pub fn trace(&self) -> Trace {
         Trace::new(
-            self.setup,
+            self.setup.clone(),
             self.entries[..self.pos]
                 .iter()
                 .map(|e| e.step.clone())
@@ -327,13 +331,15 @@ impl Playground {
             }
             Command::Restart => self.restart(),
             Command::Reset => self.reset_to(ConsumerSetup {
-                ordering: self.setup.ordering,
                 support_v2: false,
+                ..self.setup.clone()
             }),
-            Command::SetMode(ordering) => self.reset_to(ConsumerSetup {
-                ordering,
-                support_v2: self.support_v2(),
-            }),
+            Command::SetMode(ordering) => {
+                self.reset_to(ConsumerSetup::builtin(ordering, self.support_v2()))
+            }
+            Command::SetRule(rule) => {
+                self.reset_to(ConsumerSetup::with_rule(rule, self.support_v2()))
+            }
             Command::SetSupportV2(on) => {
                 self.run(Step::SetSupportV2 { on });
             }

@@ -220,7 +220,7 @@ impl Playground {
             self.session.get()?.set_sql_logging(false);
             (self.session.clone(), self.pos, self.before.clone())
         } else {
-            let mut fresh = Session::new(self.setup)?;
+            let mut fresh = Session::new(self.setup.clone())?;
             fresh.set_sql_logging(false);
             fresh.set_effect_log(true);
             let before = Rc::new(fresh.snapshot()?);

@@ -101,8 +101,8 @@ impl Playground {
             |m: &Playground, id: &str| m.lane.iter().filter(|c| c.event_id == id).count() == 1;
         if !ids.iter().all(|id| once(self, id)) {
             self.reset_to(crate::trace::ConsumerSetup {
-                ordering: self.setup.ordering,
                 support_v2: self.support_v2(),
+                ..self.setup.clone()
             });
             for _ in 0..3 {
                 if let Some(step) = self.next_transition("A") {

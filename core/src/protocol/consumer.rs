@@ -6,18 +6,22 @@ use super::{
     held_after, next_kind, payload_fits_schema, ApplyResult, BlockReason, Boundary, Event,
     Ordering, ReceiveResult,
 };
+use crate::rule::{self, Act, Rule, RuleEffect, WaitingRow};
+use std::sync::Arc;
 
 /// The consumer's deployment settings. They are configuration, not state: they survive a restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ConsumerConfig {
     pub ordering: Ordering,
     /// §6: the version-2 decoder. Off by default; turning it on lets blocked events apply unchanged.
     pub support_v2: bool,
+    /// The reader's rule, with `ordering` [`Ordering::Rule`] (RULE.md).
+    pub rule: Option<Arc<Rule>>,
 }
 
 /// §4: one write transaction that tells duplicates and both kinds of conflict apart, else stores `pending`.
 /// The dedupe-only control (§5) instead overwrites the projection in arrival order in the same transaction.
-pub fn receive(db: &mut Db, event: &Event, config: ConsumerConfig) -> Result<ReceiveResult, Stop> {
+pub fn receive(db: &mut Db, event: &Event, config: &ConsumerConfig) -> Result<ReceiveResult, Stop> {
     let body = event.canonical_body();
     let result = db.write_tx(|db| {
         let held = db.query_opt(
@@ -101,12 +105,16 @@ fn write_effect(db: &mut Db, event: &Event, held: i64) -> Result<(), Stop> {
 
 /// §5: one attempt at exactly `last_seq + 1` — never "greater than last_seq". The wrong turns of CHECKER.md
 /// differ from it only where CHECKER.md says they do.
-pub fn apply(db: &mut Db, flow_id: &str, config: ConsumerConfig) -> Result<ApplyResult, Stop> {
+pub fn apply(db: &mut Db, flow_id: &str, config: &ConsumerConfig) -> Result<ApplyResult, Stop> {
     match config.ordering {
         // The control already "applied" on receive; there is never anything left to do.
         Ordering::DedupeOnly => Ok(ApplyResult::Idle),
         Ordering::GreaterThan => apply_greater_than(db, flow_id),
         Ordering::EffectOutsideTx => apply_effect_outside_tx(db, flow_id, config),
+        Ordering::Rule => match &config.rule {
+            Some(r) => apply_rule(db, flow_id, config.support_v2, r),
+            None => Err(Stop::Sql("the consumer is `rule` but has no rule".into())),
+        },
         Ordering::Strict | Ordering::SkipBlocked => {
             let result = db.write_tx(|db| match decide(db, flow_id, config)? {
                 Decision::Stop(result) => Ok(result),
@@ -152,7 +160,7 @@ enum Decision {
 /// Inside the apply transaction: reads `last_seq`, looks only at `last_seq + 1` (`pending` or `blocked` alike)
 /// and checks it. A failed check marks the row `blocked` — and, for `skip_blocked`, moves the projection past
 /// it in the same transaction (§6's dead-letter queue).
-fn decide(db: &mut Db, flow_id: &str, config: ConsumerConfig) -> Result<Decision, Stop> {
+fn decide(db: &mut Db, flow_id: &str, config: &ConsumerConfig) -> Result<Decision, Stop> {
     let (last_seq, state, held) = projection(db, flow_id)?;
     let next = db.query_opt(
         "SELECT event_id, body FROM inbox WHERE flow_id=? AND seq=?",
@@ -284,7 +292,7 @@ fn apply_greater_than(db: &mut Db, flow_id: &str) -> Result<ApplyResult, Stop> {
 fn apply_effect_outside_tx(
     db: &mut Db,
     flow_id: &str,
-    config: ConsumerConfig,
+    config: &ConsumerConfig,
 ) -> Result<ApplyResult, Stop> {
     let decided = db.write_tx_or_rollback(|db| match decide(db, flow_id, config)? {
         // `gap`, `idle` or `blocked`: as strict, committed here.
@@ -313,9 +321,154 @@ fn apply_effect_outside_tx(
     after_commit(db, result)
 }
 
+/// What the rule would answer for `flow_id` now, without carrying it out: `Some(message)` when the engine could
+/// not carry the answer out (the checker's `rule_answers`). Reads only.
+pub fn rule_answer_error(
+    db: &mut Db,
+    flow_id: &str,
+    config: &ConsumerConfig,
+) -> Result<Option<String>, Stop> {
+    let Some(rule) = &config.rule else {
+        return Ok(None);
+    };
+    let projected = projection(db, flow_id)?;
+    let rows = waiting(
+        db,
+        flow_id,
+        (projected.0, &projected.1, projected.2),
+        config.support_v2,
+        rule,
+    )?;
+    Ok(rule::answer(rule, &rows).err())
+}
+
+/// The reader's rule (RULE.md): inside the apply transaction, `waiting` is filled from the flow's `pending` and
+/// `blocked` rows, the rule answers, and the engine carries the answer out with strict's writes and boundaries
+/// (an `outside` effect exactly as `effect_outside_tx`). An answer it cannot carry out writes nothing.
+fn apply_rule(
+    db: &mut Db,
+    flow_id: &str,
+    support_v2: bool,
+    rule: &Rule,
+) -> Result<ApplyResult, Stop> {
+    let outside = rule.effect() == RuleEffect::Outside;
+    let decided = db.write_tx_or_rollback(|db| {
+        let (last_seq, state, held) = projection(db, flow_id)?;
+        let rows = waiting(db, flow_id, (last_seq, &state, held), support_v2, rule)?;
+        let (index, act) = match rule::answer(rule, &rows) {
+            Err(message) => {
+                db.note(format!("-- {message}"));
+                db.rule_error = Some(message);
+                return Ok((Err(ApplyResult::RuleError), true));
+            }
+            Ok(None) if rows.is_empty() => return Ok((Err(ApplyResult::Idle), true)),
+            Ok(None) => return Ok((Err(ApplyResult::Gap), true)),
+            Ok(Some(answer)) => answer,
+        };
+        let row = &rows[index];
+        db.note(format!("-- the rule answered ({}, {act:?})", row.event_id));
+        if act != Act::Apply {
+            let reason = rule::block_reason(row.problem);
+            mark_blocked(db, &row.event_id, reason)?;
+            if act == Act::Skip {
+                write_projection(db, flow_id, row.seq, &state, held)?;
+            }
+            return Ok((Err(ApplyResult::Blocked(reason)), true));
+        }
+        let event = Event::from_body(&row.body).map_err(Stop::Sql)?;
+        let next = Next {
+            event_id: row.event_id.clone(),
+            held: held_after(&event.kind),
+            event,
+        };
+        if !outside {
+            return record(db, flow_id, &next).map(|r| (Err(r), true));
+        }
+        write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
+        db.pass(Boundary::ApplyAfterProjection)?;
+        db.note("-- the effect is an outside call: step out of the transaction to make it".into());
+        Ok((Ok(next), false))
+    })?;
+    let next = match decided {
+        Err(result) => return after_commit(db, result),
+        Ok(next) => next,
+    };
+    db.write_tx(|db| write_effect(db, &next.event, next.held))?;
+    let result = db.write_tx(|db| {
+        write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
+        mark_applied(db, &next.event_id)?;
+        db.pass(Boundary::ApplyAfterEffect)?;
+        Ok(ApplyResult::Applied)
+    })?;
+    after_commit(db, result)
+}
+
+/// RULE.md's `waiting` for one flow: its `pending` and `blocked` rows with the projection, strict's first
+/// failing check as `problem`, and (only for a rule that reads it) the row's place in the inbox's arrival order.
+fn waiting(
+    db: &mut Db,
+    flow_id: &str,
+    (last_seq, flow_state, held): (i64, &str, i64),
+    support_v2: bool,
+    rule: &Rule,
+) -> Result<Vec<WaitingRow>, Stop> {
+    let sql = if rule.reads_arrival() {
+        "SELECT event_id, seq, body, state, reason, arrival FROM \
+         (SELECT *, row_number() OVER (ORDER BY rowid) AS arrival FROM inbox) \
+         WHERE flow_id=? AND state IN ('pending', 'blocked') ORDER BY seq"
+    } else {
+        "SELECT event_id, seq, body, state, reason, 0 FROM inbox \
+         WHERE flow_id=? AND state IN ('pending', 'blocked') ORDER BY seq"
+    };
+    let rows = db.query_all(sql, &[P::T(flow_id)], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, Option<String>>(4)?,
+            r.get::<_, i64>(5)?,
+        ))
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(event_id, seq, body, state, reason, arrival)| {
+            let parsed = Event::from_body(&body);
+            let problem = match &parsed {
+                Err(_) => Some(BlockReason::InvalidPayload),
+                Ok(e) => check_with(e, flow_state, support_v2).err(),
+            };
+            let (kind, schema) = parsed.map_or((String::new(), 0), |e| (e.kind, e.schema));
+            WaitingRow {
+                event_id,
+                seq,
+                kind,
+                schema,
+                state,
+                reason,
+                last_seq,
+                flow_state: flow_state.to_owned(),
+                held,
+                problem: problem.map(BlockReason::name),
+                arrival,
+                body,
+            }
+        })
+        .collect())
+}
+
 /// §6: schema first (1, or 2 with `support_v2`), then the payload, then the transition.
-fn check(event: &Event, state: &str, config: ConsumerConfig) -> Result<(), BlockReason> {
-    let supported = event.schema == 1 || (event.schema == 2 && config.support_v2);
+fn check(event: &Event, state: &str, config: &ConsumerConfig) -> Result<(), BlockReason> {
+    check_with(event, state, config.support_v2)
+}
+
+/// RULE.md's `problem`: strict's first failing check of `event` on a flow in `state`, if any.
+pub fn problem(event: &Event, state: &str, support_v2: bool) -> Option<BlockReason> {
+    check_with(event, state, support_v2).err()
+}
+
+fn check_with(event: &Event, state: &str, support_v2: bool) -> Result<(), BlockReason> {
+    let supported = event.schema == 1 || (event.schema == 2 && support_v2);
     if !supported {
         return Err(BlockReason::UnsupportedSchema);
     }

@@ -172,6 +172,8 @@ pub struct Db {
     pub passed: Vec<Boundary>,
     /// Set by a real worker process: reaching the armed boundary ends the process there and then.
     pub exit_hook: Option<ExitHook>,
+    /// What a reader's rule returned that the engine could not carry out, at the last `rule_error`.
+    pub rule_error: Option<String>,
 }
 
 impl Db {
@@ -188,6 +190,7 @@ impl Db {
             log: None,
             passed: Vec::new(),
             exit_hook: None,
+            rule_error: None,
         })
     }
 

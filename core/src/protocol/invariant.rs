@@ -197,6 +197,7 @@ mod tests {
                     body: body.into(),
                     state: inbox_state.into(),
                     reason: None,
+                    arrival: 1,
                 }],
                 projection: vec![ProjectionRow {
                     flow_id: "A".into(),

@@ -45,6 +45,8 @@ words! {
         SkipBlocked = "skip_blocked",
         /// §5: the effect is an outside call, written outside the apply transaction.
         EffectOutsideTx = "effect_outside_tx",
+        /// The reader's own SQL rule (RULE.md), carried by the consumer's setup.
+        Rule = "rule",
     }
 }
 
@@ -54,6 +56,8 @@ words! {
         UnsupportedSchema = "unsupported_schema",
         InvalidPayload = "invalid_payload",
         InvalidTransition = "invalid_transition",
+        /// A reader's rule answered `block` (or `skip`) for a row whose strict checks pass (RULE.md).
+        Rule = "rule",
     }
 }
 
@@ -107,6 +111,9 @@ pub enum ApplyResult {
     Gap,
     Idle,
     Blocked(BlockReason),
+    /// A reader's rule answered something the engine cannot carry out, or was stopped (RULE.md); nothing was
+    /// written. The message is the step report's.
+    RuleError,
 }
 
 /// Why `process_all` stopped working on a flow: the apply result that ended it, or the attempt limit.
@@ -116,12 +123,18 @@ pub enum FlowStop {
     Gap,
     Blocked(BlockReason),
     Limit,
+    RuleError,
 }
 
 impl FlowStop {
     /// Every stop, each block reason included (for the i18n test and the docs).
     pub fn all() -> Vec<FlowStop> {
-        let mut all = vec![FlowStop::Idle, FlowStop::Gap, FlowStop::Limit];
+        let mut all = vec![
+            FlowStop::Idle,
+            FlowStop::Gap,
+            FlowStop::Limit,
+            FlowStop::RuleError,
+        ];
         all.extend(BlockReason::ALL.iter().map(|r| FlowStop::Blocked(*r)));
         all
     }
@@ -165,7 +178,12 @@ impl Outcome {
             .collect();
         all.extend(Receipt::ALL.iter().map(|r| Outcome::Received(*r)));
         all.push(Outcome::Rejected);
-        all.extend([Outcome::APPLIED, Outcome::GAP, Outcome::IDLE]);
+        all.extend([
+            Outcome::APPLIED,
+            Outcome::GAP,
+            Outcome::IDLE,
+            Outcome::Apply(ApplyResult::RuleError),
+        ]);
         all.extend(
             BlockReason::ALL
                 .iter()
@@ -221,6 +239,7 @@ impl ApplyResult {
             ApplyResult::Gap => "gap",
             ApplyResult::Idle => "idle",
             ApplyResult::Blocked(_) => "blocked",
+            ApplyResult::RuleError => "rule_error",
         }
     }
 }
@@ -232,6 +251,7 @@ impl FlowStop {
             FlowStop::Gap => "gap",
             FlowStop::Blocked(_) => "blocked",
             FlowStop::Limit => "limit",
+            FlowStop::RuleError => "rule_error",
         }
     }
 
@@ -299,6 +319,7 @@ impl From<ApplyResult> for FlowStop {
         match a {
             ApplyResult::Gap => FlowStop::Gap,
             ApplyResult::Blocked(r) => FlowStop::Blocked(r),
+            ApplyResult::RuleError => FlowStop::RuleError,
             ApplyResult::Idle | ApplyResult::Applied => FlowStop::Idle,
         }
     }

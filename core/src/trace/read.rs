@@ -4,6 +4,7 @@
 use super::{ConsumerSetup, Op, Step, Trace, Write, MAX_STEPS, MAX_TRACE_BYTES, TRACE_FORMAT};
 use crate::json::{json_type, short_json, short_str, Fields};
 use crate::protocol::Ordering;
+use crate::rule::{Rule, RuleEffect};
 use crate::words::Word;
 use serde_json::Value;
 
@@ -95,24 +96,43 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
     })
 }
 
-/// Reads the `consumer` object: `ordering` (a consumer's name) and `support_v2`, both optional.
+/// Reads the `consumer` object: `ordering` (a consumer's name) and `support_v2`, both optional; with `ordering`
+/// `rule`, the rule's SQL in `rule` (checked as RULE.md says) and `effect` (`inside` by default).
 fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
     let mut f = Fields::new(raw)?;
-    if let Some(other) = f.unknown(&["ordering", "support_v2"]) {
+    if let Some(other) = f.unknown(&["ordering", "support_v2", "rule", "effect"]) {
         return Err(format!(
-            "unknown field `{}`, expected `ordering` or `support_v2`",
+            "unknown field `{}`, expected `ordering`, `support_v2`, `rule` or `effect`",
             short_str(other)
         ));
     }
-    // Both optional, but a field that is there must hold what it names (a `null` is refused).
-    Ok(ConsumerSetup {
-        ordering: if f.has("ordering") {
-            f.word("ordering")?
-        } else {
-            Ordering::default()
-        },
-        support_v2: f.has("support_v2") && f.bool("support_v2")?,
-    })
+    // All optional, but a field that is there must hold what it names (a `null` is refused).
+    let ordering = if f.has("ordering") {
+        f.word("ordering")?
+    } else {
+        Ordering::default()
+    };
+    let support_v2 = f.has("support_v2") && f.bool("support_v2")?;
+    if ordering != Ordering::Rule {
+        if let Some(field) = ["rule", "effect"].into_iter().find(|k| f.has(k)) {
+            return Err(format!(
+                "field `{field}` belongs only to the ordering `rule`, not `{}`",
+                ordering.name()
+            ));
+        }
+        return Ok(ConsumerSetup::builtin(ordering, support_v2));
+    }
+    if !f.has("rule") {
+        return Err("missing field `rule` (the rule's SELECT, for the ordering `rule`)".into());
+    }
+    let sql = f.string("rule")?;
+    let effect = if f.has("effect") {
+        f.word("effect")?
+    } else {
+        RuleEffect::default()
+    };
+    let rule = Rule::new(&sql, effect).map_err(|r| format!("field `rule`: {}", r.located(&sql)))?;
+    Ok(ConsumerSetup::with_rule(rule, support_v2))
 }
 
 /// The fields each op takes.

@@ -5,8 +5,8 @@ use super::{ConsumerSetup, Op, ResultDoc, Step, StepReport, Trace, TraceError};
 use super::{DEFAULT_PROCESS_LIMIT, MAX_PROCESS_LIMIT};
 use crate::protocol::Ordering;
 use crate::protocol::{
-    self, ApplyResult, Boundary, ConsumerConfig, CrashMark, Invariant, Outcome, ReceiveResult,
-    Snapshot, Stop, System,
+    self, ApplyResult, Boundary, CrashMark, Invariant, Outcome, ReceiveResult, Snapshot, Stop,
+    System,
 };
 
 /// A live session: fresh databases, then steps one at a time.
@@ -18,11 +18,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(setup: ConsumerSetup) -> Result<Session, String> {
-        let system = System::new(ConsumerConfig {
-            ordering: setup.ordering,
-            support_v2: setup.support_v2,
-        })
-        .map_err(stop_message)?;
+        let system = System::new(setup.config()).map_err(stop_message)?;
         Ok(Session {
             system,
             effects_seen: None,
@@ -35,11 +31,7 @@ impl Session {
         dir: &std::path::Path,
         store: protocol::db::Store,
     ) -> Result<Session, String> {
-        let config = ConsumerConfig {
-            ordering: setup.ordering,
-            support_v2: setup.support_v2,
-        };
-        let system = System::open_files(dir, store, config).map_err(stop_message)?;
+        let system = System::open_files(dir, store, setup.config()).map_err(stop_message)?;
         Ok(Session {
             system,
             effects_seen: None,
@@ -72,6 +64,16 @@ impl Session {
 
     pub fn ordering(&self) -> Ordering {
         self.system.config.ordering
+    }
+
+    /// The consumer this session runs, as a trace's setup.
+    pub fn setup(&self) -> ConsumerSetup {
+        let c = &self.system.config;
+        ConsumerSetup {
+            ordering: c.ordering,
+            rule: c.rule.clone(),
+            support_v2: c.support_v2,
+        }
     }
 
     /// Runs one step. Never panics and never fails: every outcome, an SQL error included, is a report.
@@ -142,11 +144,13 @@ impl Session {
             }
             Step::Apply { flow, .. } => {
                 let r = sys.run(crash_at, |s| s.apply(flow));
+                let rule_error = sys.take_rule_error();
                 finish(
                     op,
                     r.map(|a| {
                         let mut rep = StepReport::new(op, a.into());
                         rep.applied = usize::from(a == ApplyResult::Applied);
+                        rep.message = rule_error;
                         rep
                     }),
                 )
@@ -156,12 +160,14 @@ impl Session {
                     .map(|l| l.clamp(1, MAX_PROCESS_LIMIT) as u32)
                     .unwrap_or(DEFAULT_PROCESS_LIMIT);
                 let r = sys.run(crash_at, |s| s.process_all(limit));
+                let rule_error = sys.take_rule_error();
                 finish(
                     op,
                     r.map(|p| {
                         let mut rep = StepReport::new(op, Outcome::ProcessAll { done: p.done });
                         rep.flows = Some(p.flows);
                         rep.applied = p.applied;
+                        rep.message = rule_error;
                         rep
                     }),
                 )
@@ -185,12 +191,13 @@ impl Session {
 
     /// Starts over on empty databases with `setup`, reusing the connections.
     pub fn reset(&mut self, setup: ConsumerSetup) -> Result<(), String> {
-        self.system
-            .wipe(ConsumerConfig {
-                ordering: setup.ordering,
-                support_v2: setup.support_v2,
-            })
-            .map_err(stop_message)
+        self.system.wipe(setup.config()).map_err(stop_message)
+    }
+
+    /// What the reader's rule would answer for `flow` now, when the engine could not carry it out (the
+    /// checker's `rule_answers`); `None` for an answer it can, or a consumer that is not a rule.
+    pub fn rule_answer_error(&mut self, flow: &str) -> Result<Option<String>, String> {
+        self.system.rule_answer_error(flow).map_err(stop_message)
     }
 
     /// Restores both databases to `snapshot`'s rows directly (see [`System::load`]).
@@ -275,7 +282,7 @@ fn stop_message(stop: Stop) -> String {
 
 /// Replays a validated trace on fresh databases and returns the result document.
 pub fn replay(trace: &Trace) -> Result<ResultDoc, String> {
-    let mut session = Session::new(trace.consumer)?;
+    let mut session = Session::new(trace.consumer.clone())?;
     let reports = trace.steps.iter().map(|s| session.step(s)).collect();
     session.result(reports)
 }

@@ -342,11 +342,46 @@ pub fn schema_payload(schema: i64) -> Map<String, Value> {
 }
 
 /// The consumer a trace starts with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(Serialize))]
 pub struct ConsumerSetup {
     pub ordering: Ordering,
+    /// The reader's rule and its effect, with `ordering` `rule` (RULE.md); written as `rule` and `effect`.
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        serde(flatten, skip_serializing_if = "Option::is_none")
+    )]
+    pub rule: Option<std::sync::Arc<crate::rule::Rule>>,
     pub support_v2: bool,
+}
+
+impl ConsumerSetup {
+    /// A built-in consumer (no rule).
+    pub fn builtin(ordering: Ordering, support_v2: bool) -> ConsumerSetup {
+        ConsumerSetup {
+            ordering,
+            rule: None,
+            support_v2,
+        }
+    }
+
+    /// The reader's rule.
+    pub fn with_rule(rule: std::sync::Arc<crate::rule::Rule>, support_v2: bool) -> ConsumerSetup {
+        ConsumerSetup {
+            ordering: Ordering::Rule,
+            rule: Some(rule),
+            support_v2,
+        }
+    }
+
+    /// The protocol's configuration for this setup.
+    pub fn config(&self) -> crate::protocol::ConsumerConfig {
+        crate::protocol::ConsumerConfig {
+            ordering: self.ordering,
+            support_v2: self.support_v2,
+            rule: self.rule.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -382,6 +417,12 @@ impl Trace {
         json_str(&mut out, self.format);
         out.push_str(",\"consumer\":{\"ordering\":");
         json_str(&mut out, self.consumer.ordering.name());
+        if let Some(rule) = &self.consumer.rule {
+            out.push_str(",\"rule\":");
+            json_str(&mut out, rule.sql());
+            out.push_str(",\"effect\":");
+            json_str(&mut out, rule.effect().name());
+        }
         out.push_str(",\"support_v2\":");
         out.push_str(if self.consumer.support_v2 {
             "true"

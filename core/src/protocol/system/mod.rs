@@ -279,7 +279,7 @@ impl System {
                 row.event_id
             ))
         })?;
-        let result = consumer::receive(&mut self.process.consumer, &event, self.config)?;
+        let result = consumer::receive(&mut self.process.consumer, &event, &self.config)?;
         if matches!(result, ReceiveResult::ACCEPTED | ReceiveResult::DUPLICATE) && !row.accepted {
             producer::mark_accepted(&mut self.process.producer, &row.event_id)?;
         }
@@ -291,12 +291,12 @@ impl System {
     pub fn receive(&mut self, event: &serde_json::Value) -> Result<ReceiveResult, Stop> {
         match Event::from_json(event) {
             Err(message) => Ok(ReceiveResult::Rejected(message)),
-            Ok(event) => consumer::receive(&mut self.process.consumer, &event, self.config),
+            Ok(event) => consumer::receive(&mut self.process.consumer, &event, &self.config),
         }
     }
 
     pub fn apply(&mut self, flow_id: &str) -> Result<ApplyResult, Stop> {
-        consumer::apply(&mut self.process.consumer, flow_id, self.config)
+        consumer::apply(&mut self.process.consumer, flow_id, &self.config)
     }
 
     /// Applies every flow with inbox rows, in `flow_id` order, each until it stops; `limit` counts attempts.
@@ -326,6 +326,16 @@ impl System {
             }
         }
         Ok(out)
+    }
+
+    /// What the reader's rule would answer for `flow_id` now, when the engine could not carry it out.
+    pub fn rule_answer_error(&mut self, flow_id: &str) -> Result<Option<String>, Stop> {
+        consumer::rule_answer_error(&mut self.process.consumer, flow_id, &self.config)
+    }
+
+    /// What the reader's rule returned at the last `rule_error`, taken once (the step report's message).
+    pub fn take_rule_error(&mut self) -> Option<String> {
+        self.process.consumer.rule_error.take()
     }
 
     /// Installs a real trigger that rejects the insert (experiment 10); it stays until cleared.

@@ -95,15 +95,28 @@ impl System {
             .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.accepted])
             },
         )?;
+        // An upsert keeps a row's place in the arrival order; where `to` orders the rows otherwise than the
+        // database can by appending, the inbox is written again in `to`'s order.
+        let empty = Vec::new();
+        let from_inbox = if arrival_kept(&fc.inbox, &tc.inbox) {
+            &fc.inbox
+        } else {
+            c.prepare_cached("DELETE FROM inbox")?.execute([])?;
+            &empty
+        };
+        let mut to_inbox: Vec<&InboxRow> = tc.inbox.iter().collect();
+        to_inbox.sort_by_key(|r| r.arrival);
         sync(
             c,
-            &fc.inbox,
-            &tc.inbox,
+            &from_inbox.iter().collect::<Vec<_>>(),
+            &to_inbox,
             |r| &r.event_id,
             "DELETE FROM inbox WHERE event_id=?",
             |r| {
                 c.prepare_cached(
-                "INSERT OR REPLACE INTO inbox(event_id, flow_id, seq, body, state, reason) VALUES(?, ?, ?, ?, ?, ?)",
+                "INSERT INTO inbox(event_id, flow_id, seq, body, state, reason) VALUES(?, ?, ?, ?, ?, ?) \
+                 ON CONFLICT(event_id) DO UPDATE SET flow_id=excluded.flow_id, seq=excluded.seq, \
+                 body=excluded.body, state=excluded.state, reason=excluded.reason",
             )?
             .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.state, r.reason])
             },
@@ -158,10 +171,13 @@ impl System {
 
     fn consumer_tables(&self, bodies: bool) -> Result<ConsumerTables, Stop> {
         let c = &self.consumer_disk;
+        // `arrival`: the row's place in the order the inbox stored its rows (a rule may read it, RULE.md).
         let inbox_sql = if bodies {
-            "SELECT event_id, flow_id, seq, state, reason, body FROM inbox ORDER BY event_id"
+            "SELECT event_id, flow_id, seq, state, reason, body, row_number() OVER (ORDER BY rowid) \
+             FROM inbox ORDER BY event_id"
         } else {
-            "SELECT event_id, flow_id, seq, state, reason, '' FROM inbox ORDER BY event_id"
+            "SELECT event_id, flow_id, seq, state, reason, '', row_number() OVER (ORDER BY rowid) \
+             FROM inbox ORDER BY event_id"
         };
         let inbox = rows(c, inbox_sql, |r| {
             Ok(InboxRow {
@@ -171,6 +187,7 @@ impl System {
                 state: r.get(3)?,
                 reason: r.get(4)?,
                 body: r.get(5)?,
+                arrival: r.get(6)?,
             })
         })?;
         let projection = rows(
@@ -277,6 +294,22 @@ impl System {
 
 /// Makes a keyed table hold `to` instead of `from` (both sorted by key): deletes the keys `to` lacks, writes
 /// the rows that are new or differ.
+/// Whether the database, holding `from`, reaches `to`'s arrival order by upserts and appends: the rows both
+/// hold come first in `to`, in the same order. Always, where `to` keeps no order (every `arrival` 0).
+fn arrival_kept(from: &[InboxRow], to: &[InboxRow]) -> bool {
+    if to.iter().all(|r| r.arrival == 0) {
+        return true;
+    }
+    fn ordered<'a>(rows: &'a [InboxRow], keep: &dyn Fn(&InboxRow) -> bool) -> Vec<&'a str> {
+        let mut v: Vec<&InboxRow> = rows.iter().filter(|r| keep(r)).collect();
+        v.sort_by_key(|r| r.arrival);
+        v.into_iter().map(|r| r.event_id.as_str()).collect()
+    }
+    let common = ordered(from, &|r| to.iter().any(|t| t.event_id == r.event_id));
+    let target = ordered(to, &|_| true);
+    target.starts_with(&common)
+}
+
 fn sync<R: PartialEq>(
     conn: &Connection,
     from: &[R],
@@ -333,6 +366,10 @@ pub struct InboxRow {
     pub body: String,
     pub state: String,
     pub reason: Option<String>,
+    /// The row's place in the inbox's arrival order, 1 = first; 0 where the order is not kept (a checker state
+    /// whose rule does not read it). Not in the result document.
+    #[serde(skip)]
+    pub arrival: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
