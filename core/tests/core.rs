@@ -278,7 +278,7 @@ both! {
     fn dedupe_only_runs_backwards_and_breaks_the_invariant() {
         let mut steps: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
         steps.extend(["A3", "A1", "A2", "A3"].map(|id| relay(Some(id))));
-        let setup = ConsumerSetup { ordering: Ordering::DedupeOnly, support_v2: false };
+        let setup = ConsumerSetup::builtin(Ordering::DedupeOnly, false);
         let (got, doc) = run(setup, &steps);
         assert_eq!(got[3..], vec![ACCEPTED, ACCEPTED, ACCEPTED, DUPLICATE][..]);
         assert_eq!(final_projection(&doc, "A"), Some(("confirmed".into(), 2, 3)));
@@ -468,9 +468,9 @@ both! {
             (r#"{"format":"outbox-playground-trace/1"}"#.into(), "missing field `steps`"),
             (r#"{"format":"outbox-playground-trace/1","steps":{}}"#.into(), "must be a list"),
             (r#"{"format":"outbox-playground-trace/1","steps":[],"x":1}"#.into(), "unknown field \"x\""),
-            (r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":"fifo"},"steps":[]}"#.into(), "field `consumer`: field `ordering` must be one of `strict`, `dedupe_only`, `greater_than`, `skip_blocked`, `effect_outside_tx`, got \"fifo\""),
+            (r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":"fifo"},"steps":[]}"#.into(), "field `consumer`: field `ordering` must be one of `strict`, `dedupe_only`, `greater_than`, `skip_blocked`, `effect_outside_tx`, `rule`, got \"fifo\""),
             (r#"{"format":"outbox-playground-trace/1","consumer":{"support_v2":1.5},"steps":[]}"#.into(), "field `support_v2` must be true or false, got 1.5"),
-            (r#"{"format":"outbox-playground-trace/1","consumer":{"order":"strict"},"steps":[]}"#.into(), "unknown field `order`, expected `ordering` or `support_v2`"),
+            (r#"{"format":"outbox-playground-trace/1","consumer":{"order":"strict"},"steps":[]}"#.into(), "unknown field `order`, expected `ordering`, `support_v2`, `rule` or `effect`"),
             (r#"{"format":"outbox-playground-trace/1","consumer":[],"steps":[]}"#.into(), "field `consumer`: must be an object"),
             (step(r#"{"op":"advnce"}"#), "step 2 (advnce)"),
             (step(r#"{"flow":"A"}"#), "step 2: missing field `op`"),
@@ -580,10 +580,7 @@ fn the_hand_written_trace_writer_writes_what_serde_writes() {
             target: FaultTarget::EffectInsert,
         },
     ];
-    let setup = ConsumerSetup {
-        ordering: Ordering::SkipBlocked,
-        support_v2: true,
-    };
+    let setup = ConsumerSetup::builtin(Ordering::SkipBlocked, true);
     let mut traces = vec![
         trace::Trace::new(setup, steps),
         trace::Trace::new(strict(), vec![]),
@@ -601,3 +598,6 @@ fn the_hand_written_trace_writer_writes_what_serde_writes() {
         );
     }
 }
+
+#[path = "core/rules.rs"]
+mod rules;

@@ -62,7 +62,7 @@ fn both(trace: &Trace) -> (Explanation, Explanation) {
         .expect("the invariant fails");
     assert_eq!((en.step, &en.steps), (zh.step, &zh.steps));
     // The step it blames is the one the playground marks in the diagram, found by its own sliced replay.
-    let mut pg = Playground::new(trace.consumer).unwrap();
+    let mut pg = Playground::new(trace.consumer.clone()).unwrap();
     pg.apply(Command::Load(Box::new(trace.clone())));
     assert_eq!(en.step, pg.broke_at);
     eprintln!("{}\n{}\n", en.text, zh.text);

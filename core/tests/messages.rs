@@ -68,6 +68,57 @@ fn refusals() -> Vec<String> {
         ..Default::default()
     };
     out.push(config.validate().unwrap_err());
+    // The reader's rule: every refusal RULE.md names, as a trace's field and as a check link's knob.
+    for sql in [
+        "",
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = 1.5",
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = 0x1",
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = 99999999999999999999",
+        "SELECT event_id, x'00' FROM waiting",
+        "SELECT event_id, 'apply' FROM waiting UNION SELECT event_id, 'skip' FROM waiting",
+        "SELECT event_id, CAST(seq AS TEXT) FROM waiting",
+        "DELETE FROM waiting",
+        "SELECT 1, 2; SELECT 3, 4",
+        "SELECT * FROM waiting",
+        "SELECT event_id, 'apply' FROM inbox",
+        "SELECT name, 'apply' FROM sqlite_master",
+        "SELECT event_id, 'apply' FROM waiting WHERE random() > 0",
+        "SELECT event_id, 'apply' FROM waiting WHERE nope = 1",
+        "SELECT event_id,\n 'apply' FROM waiting WHER seq = 1",
+        "SELECT event_id 'apply' FROM waiting WHERE",
+    ] {
+        let json = serde_json::json!({
+            "format": "outbox-playground-trace/1",
+            "consumer": {"ordering": "rule", "rule": sql},
+            "steps": []
+        });
+        out.push(trace::parse(&json.to_string()).unwrap_err().0);
+    }
+    let long = format!(
+        "SELECT event_id, 'apply' FROM waiting WHERE {}1",
+        "(".repeat(60)
+    );
+    out.push(Config::default().set("rule", &long).unwrap_err());
+    out.push(
+        Config::default()
+            .set("rule", &"x".repeat(5000))
+            .unwrap_err(),
+    );
+    out.push(Config::default().set("effect", "inside").unwrap_err());
+    let mut ruleless = Config::default();
+    ruleless.set("consumer", "rule").unwrap();
+    out.push(ruleless.validate().unwrap_err());
+    // What a rule answered that the engine cannot carry out.
+    for sql in [
+        "SELECT 'A9', 'apply' FROM waiting",
+        "SELECT event_id, 'maybe' FROM waiting",
+    ] {
+        let rule = outbox_core::rule::Rule::new(sql, Default::default()).unwrap();
+        let mut session = Session::new(trace::ConsumerSetup::with_rule(rule, false)).unwrap();
+        session.step(&trace::Step::advance("A", "A1", 0, "reserved", 1));
+        session.step(&trace::Step::relay(Some("A1")));
+        out.push(session.step(&trace::Step::apply("A")).message.unwrap());
+    }
     out
 }
 
@@ -135,6 +186,25 @@ fn leftover(zh: &str) -> Vec<String> {
         "nobody",
         "twice",
         "abc",
+        "rule",
+        "SELECT",
+        "WITH",
+        "waiting",
+        "sqlite_master",
+        "inbox",
+        "nope",
+        "WHER",
+        "ATTACH",
+        "CAST",
+        "UNION",
+        "blob",
+        "SQLite",
+        "effect",
+        "ordering",
+        "random",
+        "block",
+        "skip",
+        "DELETE",
     ];
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| w.chars().filter(|c| c.is_ascii_alphabetic()).count() >= 3)

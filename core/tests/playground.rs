@@ -318,13 +318,10 @@ fn an_unopened_playground_shows_what_fresh_databases_hold_and_opens_on_first_use
     use outbox_core::protocol::Ordering;
     for ordering in [Ordering::Strict, Ordering::DedupeOnly] {
         for support_v2 in [false, true] {
-            let setup = ConsumerSetup {
-                ordering,
-                support_v2,
-            };
-            let unopened = Playground::unopened(setup);
+            let setup = ConsumerSetup::builtin(ordering, support_v2);
+            let unopened = Playground::unopened(setup.clone());
             assert!(!unopened.is_open());
-            let opened = Playground::new(setup).unwrap();
+            let opened = Playground::new(setup.clone()).unwrap();
             assert!(opened.is_open());
             assert_eq!(*unopened.snapshot, *opened.snapshot, "{setup:?}");
             assert_eq!(unopened.invariant, opened.invariant);

@@ -98,11 +98,8 @@ fn history() -> impl Strategy<Value = Vec<Step>> {
 
 /// Runs a history, checking the invariant after every step; returns the first violation with its step.
 fn first_violation(ordering: Ordering, steps: &[Step]) -> Option<(usize, Vec<String>)> {
-    let mut session = Session::new(ConsumerSetup {
-        ordering,
-        support_v2: false,
-    })
-    .expect("databases open");
+    let mut session =
+        Session::new(ConsumerSetup::builtin(ordering, false)).expect("databases open");
     let rows = |c: &outbox_core::protocol::system::ConsumerTables| {
         (c.inbox.clone(), c.projection.clone(), c.effect.clone())
     };
@@ -135,15 +132,9 @@ fn first_violation(ordering: Ordering, steps: &[Step]) -> Option<(usize, Vec<Str
 }
 
 fn reproducer(ordering: Ordering, steps: &[Step]) -> String {
-    Trace::new(
-        ConsumerSetup {
-            ordering,
-            support_v2: false,
-        },
-        steps.to_vec(),
-    )
-    .to_json_pretty()
-    .unwrap()
+    Trace::new(ConsumerSetup::builtin(ordering, false), steps.to_vec())
+        .to_json_pretty()
+        .unwrap()
 }
 
 proptest! {

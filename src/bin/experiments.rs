@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: experiments --check | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
-     [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--threads N] \
+     [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
      [--symmetry] [--json] [--save FILE] | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write]";
 
@@ -242,7 +242,7 @@ fn replay_diagram(text: &str, lang: Lang, dark: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut pg = match Playground::new(trace.consumer) {
+    let mut pg = match Playground::new(trace.consumer.clone()) {
         Ok(pg) => pg,
         Err(e) => {
             eprintln!("invalid trace: the databases failed: {e}");

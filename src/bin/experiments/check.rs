@@ -5,9 +5,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const KNOWN: [&str; 11] = [
-    "flows", "events", "resends", "crashes", "consumer", "producer", "schema2", "threads", "save",
-    "json", "symmetry",
+const KNOWN: [&str; 13] = [
+    "flows", "events", "resends", "crashes", "consumer", "producer", "schema2", "rule", "effect",
+    "threads", "save", "json", "symmetry",
 ];
 
 struct Args {
@@ -24,6 +24,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
     let mut save = None;
     let mut json = false;
     let mut symmetry = false;
+    let (mut rule_file, mut effect) = (None, None);
     let mut seen = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -57,11 +58,26 @@ fn parse(args: &[String]) -> Result<Args, String> {
                     })?
             }
             "save" => save = Some(value.clone()),
+            // The rule's file is read, and the rule checked, once every flag is in (`--effect` may come first).
+            "rule" => rule_file = Some(value.clone()),
+            "effect" => effect = Some(value.clone()),
             // The knobs, read as the page reads a check link.
             knob => {
                 config.set(knob, value).map_err(|e| format!("--{e}"))?;
             }
         }
+    }
+    if let Some(path) = rule_file {
+        let sql = std::fs::read_to_string(&path)
+            .map_err(|e| format!("--rule: cannot read {path}: {e}"))?;
+        config
+            .set("rule", &outbox_core::checker::config::percent_encode(&sql))
+            .map_err(|e| format!("--{}", e.replace('\n', " ")))?;
+    }
+    if let Some(effect) = effect {
+        config
+            .set("effect", &effect)
+            .map_err(|e| format!("--{e}"))?;
     }
     config.validate().map_err(|e| format!("--{e}"))?;
     Ok(Args {
@@ -159,7 +175,8 @@ pub fn main(args: &[String]) -> ExitCode {
             Verdict::Holds => {
                 let _ = writeln!(
                     out,
-                    "holds: consumer_invariant, no_loss and completion hold in every one of {} states",
+                    "holds: {}consumer_invariant, no_loss and completion hold in every one of {} states",
+                    if config.rule.is_some() { "rule_answers, " } else { "" },
                     counts.states
                 );
             }

@@ -115,7 +115,8 @@ pub fn Controls(props: &ControlsProps) -> Html {
             if full {
             <label>{ t(lang, "label.mode") }
                 <select data-testid="mode-select" onchange={on_mode}>
-                    { for Ordering::ALL.into_iter().map(|o| html! {
+                    // The reader's rule needs its editor in the page (issue 36), which is not here yet.
+                    { for Ordering::ALL.into_iter().filter(|o| *o != Ordering::Rule).map(|o| html! {
                         <option value={o.name()} selected={ordering == o}>{ t(lang, &format!("mode.{}", o.name())) }</option>
                     }) }
                 </select>

@@ -30,6 +30,11 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
             "result.sql_error",
             &[report.message.as_deref().unwrap_or("")],
         ),
+        Outcome::Apply(ApplyResult::RuleError) => tf(
+            lang,
+            "result.rule_error",
+            &[&message(lang, report.message.as_deref().unwrap_or(""))],
+        ),
         result => t(lang, &format!("result.{}", result.head())),
     };
     if report.result == Outcome::Rejected {

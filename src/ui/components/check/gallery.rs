@@ -71,6 +71,7 @@ impl Entry {
             crashes,
             schema2: Config::parse_schema2(self.schema2),
             consumer: self.consumer,
+            rule: None,
             producer: self.producer,
         }
     }

@@ -225,6 +225,7 @@ pub fn Checker() -> Html {
             "consumer",
             Ordering::ALL
                 .iter()
+                .filter(|o| **o != Ordering::Rule)
                 .map(|o| (o.name().to_owned(), t(lang, &format!("mode.{}", o.name()))))
                 .collect(),
             c.consumer.name().to_owned(),
