@@ -342,6 +342,19 @@ const soakSection = soakFile ? soakReport(fs.readFileSync(soakFile, 'utf8')) : '
 const checks = [checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile].map((file) =>
   file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
 const checkerSection = checks.slice(0, 4).every(Boolean) ? checkerReport(checks) : '';
-const all = md + lighthouseSection + previousSection + checkerSection + soakSection;
+// The reader's rule against the built-in it mirrors, natively (scripts/bench.sh writes five of each).
+const ruleRuns = (prefix) => [1, 2, 3, 4, 5].map((i) => `target/bench-rule-${prefix}${i}.json`)
+  .filter((file) => fs.existsSync(file)).map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+const [ruled, builtin] = [ruleRuns(''), ruleRuns('builtin-')];
+const middle = (xs) => [...xs].sort((a, c) => a - c)[Math.floor(xs.length / 2)];
+const ruleSection = ruled.length && builtin.length ? `
+## The reader's rule, natively
+\`experiments check --threads 1\` on the default configuration, the built-in strict and the strict rule of RULE.md
+(\`--rule\`), ${ruled.length} of each alternating: the same ${ruled[0].counts.states.toLocaleString('en-US')} states and ${ruled[0].counts.transitions.toLocaleString('en-US')} transitions
+(${JSON.stringify(ruled[0].counts) === JSON.stringify(builtin[0].counts) ? 'equal counts' : '**the counts differ**'}); ${f(middle(builtin.map((r) => r.elapsed_ms)), 0)} ms against ${f(middle(ruled.map((r) => r.elapsed_ms)), 0)} ms, **${f(middle(ruled.map((r) => r.elapsed_ms)) / middle(builtin.map((r) => r.elapsed_ms)), 2)}×** (goal ≤ 1.5×).
+What the rule adds per apply: \`waiting\` filled in a scratch database, the rule's prepared statement run there;
+per new state, \`rule_answers\` asks the rule at every flow, \`waiting\` built from the state's rows.
+` : '';
+const all = md + lighthouseSection + previousSection + checkerSection + ruleSection + soakSection;
 fs.writeFileSync(outFile, all);
 console.log(all);

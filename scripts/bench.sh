@@ -23,6 +23,13 @@ cp "target/bench-check-$(nproc).json" target/bench-check-all.json
 target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --json > target/bench-check-large.json
 target/release/experiments check --flows 3 --events 3 --resends 1 --crashes 1 --symmetry --json \
   > target/bench-check-large-symmetry.json
+# The reader's rule (RULE.md): the strict rule against the built-in strict on the default configuration, one
+# thread, five of each alternating (target/bench-rule-*.json, read by bench/report.mjs).
+target/release/experiments rule strict > target/bench-strict-rule.sql
+for i in 1 2 3 4 5; do
+  target/release/experiments check --threads 1 --json > "target/bench-rule-builtin-$i.json"
+  target/release/experiments check --threads 1 --rule target/bench-strict-rule.sql --json > "target/bench-rule-$i.json"
+done
 # The checker in the page: the default configuration clicked, and one vs two workers at once.
 node bench/checker-page.mjs > target/bench-check-page.json
 # Real processes on real files: the kill -9 soak at the size of the goal (60 s, 4 workers).

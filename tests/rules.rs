@@ -179,5 +179,11 @@ fn the_cli_checks_a_rule_file_and_refuses_a_bad_one_in_one_line() {
     let (code, _, err) = cli(&["check", "--rule", dir.join("missing.sql").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");
+    // Each built-in's rule, as a starting point.
+    let (code, out, _) = cli(&["rule", "greater_than"]);
+    assert_eq!((code, out.trim()), (0, rule::GREATER_THAN));
+    let (code, _, err) = cli(&["rule", "dedupe_only"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no rule"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

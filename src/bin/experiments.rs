@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: experiments --check | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
-     [--symmetry] [--json] [--save FILE] | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
+     [--symmetry] [--json] [--save FILE] | rule NAME | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write]";
 
 fn main() -> ExitCode {
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
             }
         },
         ["check", ..] => check::main(&args[1..]),
+        ["rule", name] => builtin_rule(name),
         [command @ ("crash-real" | "race" | "soak" | "worker"), ..] => real(command, &args[1..]),
         _ => {
             eprintln!("{USAGE}");
@@ -78,6 +79,26 @@ macro_rules! say {
             return ExitCode::SUCCESS;
         }
     };
+}
+
+/// `rule NAME`: a built-in consumer written as a rule (RULE.md), a starting point for `check --rule`.
+fn builtin_rule(name: &str) -> ExitCode {
+    let ordering = outbox_core::protocol::Ordering::from_name(name);
+    match ordering.and_then(outbox_core::rule::builtin) {
+        Some((sql, effect)) => {
+            println!("{sql}");
+            if effect == outbox_core::rule::RuleEffect::Outside {
+                eprintln!("(run it with --effect outside)");
+            }
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!(
+                "experiments rule: `{name}` has no rule; one of strict, greater_than, skip_blocked, effect_outside_tx"
+            );
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn check() -> ExitCode {

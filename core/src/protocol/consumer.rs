@@ -323,6 +323,7 @@ fn apply_effect_outside_tx(
 
 /// What the rule would answer for `flow_id` now, without carrying it out: `Some(message)` when the engine could
 /// not carry the answer out (the checker's `rule_answers`). Reads only.
+#[inline(never)]
 pub fn rule_answer_error(
     db: &mut Db,
     flow_id: &str,
@@ -345,6 +346,10 @@ pub fn rule_answer_error(
 /// The reader's rule (RULE.md): inside the apply transaction, `waiting` is filled from the flow's `pending` and
 /// `blocked` rows, the rule answers, and the engine carries the answer out with strict's writes and boundaries
 /// (an `outside` effect exactly as `effect_outside_tx`). An answer it cannot carry out writes nothing.
+// Out of line, and cold: the page's first load holds only what start-up runs (scripts/split-wasm.mjs), and
+// code inlined into `apply` would ride along with it.
+#[cold]
+#[inline(never)]
 fn apply_rule(
     db: &mut Db,
     flow_id: &str,

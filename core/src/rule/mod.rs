@@ -79,6 +79,9 @@ pub struct Rule {
 impl Rule {
     /// Checks `sql` as RULE.md says (text first, then SQLite's own prepare under the authorizer) and keeps it
     /// prepared for this thread.
+    // Out of line: a trace's reader runs at start-up, and its rule check must not join the first load.
+    #[cold]
+    #[inline(never)]
     pub fn new(sql: &str, effect: RuleEffect) -> Result<Arc<Rule>, RuleRefusal> {
         let refuse = |(message, offset): (String, Option<usize>)| RuleRefusal { message, offset };
         lex::check(sql).map_err(refuse)?;

@@ -122,6 +122,13 @@ fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
         }
         return Ok(ConsumerSetup::builtin(ordering, support_v2));
     }
+    rule_setup(f, support_v2)
+}
+
+/// The `rule` and `effect` fields of a rule consumer, the rule checked as RULE.md says.
+#[cold]
+#[inline(never)]
+fn rule_setup(mut f: Fields, support_v2: bool) -> Result<ConsumerSetup, String> {
     if !f.has("rule") {
         return Err("missing field `rule` (the rule's SELECT, for the ordering `rule`)".into());
     }

@@ -171,13 +171,13 @@ impl System {
 
     fn consumer_tables(&self, bodies: bool) -> Result<ConsumerTables, Stop> {
         let c = &self.consumer_disk;
-        // `arrival`: the row's place in the order the inbox stored its rows (a rule may read it, RULE.md).
+        // `arrival`: the rowid, which orders the rows as the inbox stored them (a rule may read it, RULE.md).
+        // Not a rank by window function: the page reads this after every step, and SQLite's window code would
+        // join its first load.
         let inbox_sql = if bodies {
-            "SELECT event_id, flow_id, seq, state, reason, body, row_number() OVER (ORDER BY rowid) \
-             FROM inbox ORDER BY event_id"
+            "SELECT event_id, flow_id, seq, state, reason, body, rowid FROM inbox ORDER BY event_id"
         } else {
-            "SELECT event_id, flow_id, seq, state, reason, '', row_number() OVER (ORDER BY rowid) \
-             FROM inbox ORDER BY event_id"
+            "SELECT event_id, flow_id, seq, state, reason, '', rowid FROM inbox ORDER BY event_id"
         };
         let inbox = rows(c, inbox_sql, |r| {
             Ok(InboxRow {
@@ -366,8 +366,8 @@ pub struct InboxRow {
     pub body: String,
     pub state: String,
     pub reason: Option<String>,
-    /// The row's place in the inbox's arrival order, 1 = first; 0 where the order is not kept (a checker state
-    /// whose rule does not read it). Not in the result document.
+    /// Orders the rows as the inbox stored them: the rowid read back, a place (1 = first) in a checker state
+    /// whose rule reads `arrival`, 0 in one whose rule does not. Not in the result document.
     #[serde(skip)]
     pub arrival: i64,
 }
