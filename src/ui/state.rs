@@ -4,9 +4,11 @@
 
 use super::i18n::Lang;
 use outbox_core::playground::{Command, Playground, Replayed};
+use outbox_core::rule::{Rule, RuleEffect, RuleRefusal};
 use outbox_core::trace::ConsumerSetup;
 use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
+use std::sync::Arc;
 use yew::Reducible;
 
 pub use outbox_core::playground::{Card, Entry, Notice, Preset, Replay};
@@ -17,6 +19,42 @@ pub struct Model {
     pub lang: Lang,
     /// A sliced replay in progress: steps done and steps in all.
     pub loading: Option<(usize, usize)>,
+    /// The page's one rule (RULE.md), as the reader is writing it: the player and the checker take it from here.
+    pub rule: RuleDraft,
+}
+
+/// The rule's text and effect in the editor. Checked only when the editor or a run needs it
+/// ([`RuleDraft::check`]): start-up never runs the rule's code.
+#[derive(Clone, PartialEq)]
+pub struct RuleDraft {
+    pub text: Rc<str>,
+    pub effect: RuleEffect,
+}
+
+impl RuleDraft {
+    pub fn new(text: &str, effect: RuleEffect) -> RuleDraft {
+        RuleDraft {
+            text: text.into(),
+            effect,
+        }
+    }
+
+    /// The text checked as RULE.md says: the rule, or its refusal.
+    pub fn check(&self) -> Result<Arc<Rule>, RuleRefusal> {
+        Rule::new(&self.text, self.effect)
+    }
+
+    /// Whether `rule` is this draft (a result computed with another is stale).
+    pub fn is(&self, rule: &Rule) -> bool {
+        *self.text == *rule.sql() && self.effect == rule.effect()
+    }
+}
+
+impl Default for RuleDraft {
+    /// The strict rule, where the page's rule starts.
+    fn default() -> RuleDraft {
+        RuleDraft::new(outbox_core::rule::STRICT, RuleEffect::Inside)
+    }
 }
 
 /// The page reads the playground's fields directly: `model.entries`, `model.lane`, …
@@ -43,6 +81,8 @@ pub enum Action {
     Replace(Box<Replayed>),
     /// Something failed outside the playground (a replay, a file, a link): say so, and stop showing progress.
     Error(String),
+    /// The reader edited the rule's text or its effect.
+    EditRule(String, RuleEffect),
 }
 
 impl Model {
@@ -50,9 +90,25 @@ impl Model {
     /// the player draws its empty tables before SQLite has run.
     pub fn unopened(setup: ConsumerSetup, lang: Lang) -> Model {
         Model {
+            rule: setup
+                .rule
+                .as_ref()
+                .map(|r| RuleDraft::new(r.sql(), r.effect()))
+                .unwrap_or_default(),
             pg: Playground::unopened(setup),
             lang,
             loading: None,
+        }
+    }
+}
+
+impl Model {
+    /// A history that was loaded (a preset, a link, a file, a counterexample) brings its rule to the editor.
+    fn take_rule_of_session(&mut self) {
+        if let Some(rule) = self.pg.rule() {
+            if !self.rule.is(rule) {
+                self.rule = RuleDraft::new(rule.sql(), rule.effect());
+            }
         }
     }
 }
@@ -73,13 +129,19 @@ impl Reducible for Model {
                 if command.touches_db() {
                     m.loading = None;
                 }
+                let loads = matches!(command, Command::Load(_));
                 m.pg.apply(command);
+                if loads {
+                    m.take_rule_of_session();
+                }
             }
+            Action::EditRule(text, effect) => m.rule = RuleDraft::new(&text, effect),
             Action::SetLang(lang) => m.lang = lang,
             Action::Loading(progress) => m.loading = progress,
             Action::Replace(replayed) => {
                 m.pg = replayed.over(&m.pg);
                 m.loading = None;
+                m.take_rule_of_session();
             }
             Action::Error(message) => {
                 m.loading = None;

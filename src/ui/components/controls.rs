@@ -56,7 +56,11 @@ pub fn Controls(props: &ControlsProps) -> Html {
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             let ordering = Ordering::from_name(&v).unwrap_or_default();
-            model.act(Command::SetMode(ordering));
+            if ordering == Ordering::Rule {
+                super::rule::run_in_player(&model);
+            } else {
+                model.act(Command::SetMode(ordering));
+            }
         })
     };
     let on_crash = {
@@ -108,6 +112,10 @@ pub fn Controls(props: &ControlsProps) -> Html {
         let model = model.clone();
         Callback::from(move |_| model.act(Command::AddFlow("B".into())))
     };
+    let edit_as_rule = {
+        let model = model.clone();
+        Callback::from(move |_| super::rule::edit_as_rule(&model))
+    };
     let armed = model.armed.map(|b| b.name()).unwrap_or("");
     let ordering = model.ordering();
     html! {
@@ -115,12 +123,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
             if full {
             <label>{ t(lang, "label.mode") }
                 <select data-testid="mode-select" onchange={on_mode}>
-                    // The reader's rule needs its editor in the page (issue 36), which is not here yet.
-                    { for Ordering::ALL.into_iter().filter(|o| *o != Ordering::Rule).map(|o| html! {
+                    { for Ordering::ALL.into_iter().map(|o| html! {
                         <option value={o.name()} selected={ordering == o}>{ t(lang, &format!("mode.{}", o.name())) }</option>
                     }) }
                 </select>
             </label>
+            <button data-testid="rule-edit" onclick={edit_as_rule}>{ t(lang, "rule.edit") }</button>
             <label class="check">
                 <input type="checkbox" data-testid="support-v2" checked={model.support_v2()} onchange={on_v2}
                     disabled={model.down.is_some()} />

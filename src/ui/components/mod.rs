@@ -9,6 +9,7 @@ pub mod library;
 pub mod log;
 pub mod playground;
 pub mod producer;
+pub mod rule;
 pub mod share;
 pub mod tables;
 pub mod timeline;

@@ -3,7 +3,7 @@
 use super::{
     check::Checker, consumer::ConsumerColumn, controls::Controls, diagram::DiagramPanel,
     explore::Explorer, library::Library, log::EventLog, log::SqlPanel, log::StatusBar,
-    producer::ProducerColumn, share::Share, timeline::Timeline, wire::Wire,
+    producer::ProducerColumn, rule::RuleEditor, share::Share, timeline::Timeline, wire::Wire,
 };
 use crate::ui::address::{Address, Panel};
 use crate::ui::i18n::{t, tf};
@@ -333,7 +333,7 @@ pub fn Playground(props: &Props) -> Html {
                         <div class="side">
                             if draws(Panel::Share) { <Share /> }
                             if draws(Panel::Explorer) { <Explorer /> }
-                            if draws(Panel::Checker) { <Checker /> }
+                            if draws(Panel::Checker) { <RuleEditor /> <Checker /> }
                         </div>
                     }
                 </section>

@@ -89,12 +89,15 @@ fn launch(
     }
 }
 
-/// The knobs as a configuration, or what is wrong with them.
-fn read_knobs(panel: &Panel) -> Result<Config, String> {
-    let config = Config {
+/// The knobs as a configuration, with the page's rule for *Your rule*, or what is wrong with them.
+fn read_knobs(panel: &Panel, model: &Ctx) -> Result<Config, String> {
+    let mut config = Config {
         schema2: Config::parse_schema2(&panel.schema2),
         ..panel.config.clone()
     };
+    if config.consumer == Ordering::Rule {
+        config.rule = Some(crate::ui::components::rule::checked(model)?);
+    }
     config.validate()?;
     Ok(config)
 }
@@ -108,6 +111,10 @@ fn open_link(panel: &UseReducerHandle<Panel>, workers: &Workers, model: &Ctx, se
     };
     match Config::from_query(&query) {
         Ok((config, rest)) => {
+            // A link's rule is the page's rule from now on: the editor shows what ran.
+            if let Some(rule) = &config.rule {
+                model.dispatch(Action::EditRule(rule.sql().to_owned(), rule.effect()));
+            }
             let expect = rest
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
@@ -178,7 +185,9 @@ pub fn Checker() -> Html {
                 "resends" => config.resends = n,
                 "crashes" => config.crashes = n,
                 "consumer" => {
-                    config.consumer = Ordering::from_name(&value).unwrap_or(config.consumer)
+                    config.consumer = Ordering::from_name(&value).unwrap_or(config.consumer);
+                    // The page's rule joins the configuration when *Check* starts it.
+                    config.rule = None;
                 }
                 "producer" => {
                     config.producer = WriteMode::from_name(&value).unwrap_or(config.producer)
@@ -191,7 +200,8 @@ pub fn Checker() -> Html {
     let run = {
         let panel = panel.clone();
         let workers = workers.clone();
-        Callback::from(move |_| match read_knobs(&panel) {
+        let model = model.clone();
+        Callback::from(move |_| match read_knobs(&panel, &model) {
             Ok(config) => {
                 // A large link's configuration, unchanged: its recorded result is compared when the run ends.
                 let expect = panel
@@ -225,7 +235,6 @@ pub fn Checker() -> Html {
             "consumer",
             Ordering::ALL
                 .iter()
-                .filter(|o| **o != Ordering::Rule)
                 .map(|o| (o.name().to_owned(), t(lang, &format!("mode.{}", o.name()))))
                 .collect(),
             c.consumer.name().to_owned(),

@@ -130,6 +130,12 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         },
     };
     let done = matches!(main, Run::Done(_));
+    // Run with a rule the editor no longer holds.
+    let stale = p
+        .ran
+        .as_ref()
+        .and_then(|c| c.rule.as_ref())
+        .is_some_and(|r| !model.rule.is(r));
     let found = match main {
         Run::Done(o) => result_query(o),
         _ => String::new(),
@@ -166,7 +172,10 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
         <div class="check-result" aria-live={(testid != "check-progress").then_some("polite")}
             aria-busy={(testid == "check-progress").then_some("true")}>
             <p data-testid={testid} data-verdict={verdict} data-states={states} data-transitions={transitions} data-elapsed-ms={ms.to_string()}
-                data-property={property} data-length={length} {class}>{ text }</p>
+                data-property={property} data-length={length} data-stale={stale.then_some("true")} {class}>{ text }</p>
+            if stale {
+                <p class="note" data-testid="check-stale">{ t(lang, "check.stale") }</p>
+            }
             if let Some((why, trace, results, broken_property)) = counterexample {
                 <ol class="counterexample" data-testid="check-steps" translate="no" lang="en">
                     { for trace.steps.iter().zip(results).map(|(step, r)| html! {
