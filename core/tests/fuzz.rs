@@ -10,6 +10,9 @@ use outbox_core::{experiments, share, trace};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+#[path = "core/rulegen.rs"]
+mod rulegen;
+
 /// xorshift64*: deterministic, so a failure names the input number that reproduces it.
 struct Rng(u64);
 
@@ -312,5 +315,171 @@ fn no_input_panics_hangs_or_is_refused_without_a_reason() {
         "fuzz: {total} inputs in {:.1?}: {accepted} accepted ({replayed} replayed), {refused} refused with a reason, slowest {slowest:?}",
         started.elapsed()
     );
+    assert!(accepted > 0 && refused > 0, "the run reached both paths");
+}
+
+const RULE_TOKENS: &[&str] = &[
+    "event_id",
+    "seq",
+    "kind",
+    "schema",
+    "state",
+    "reason",
+    "last_seq",
+    "flow_state",
+    "held",
+    "problem",
+    "arrival",
+    "'apply'",
+    "'block'",
+    "'skip'",
+    "'A1'",
+    "'pending'",
+    "NULL",
+    "1",
+    "0",
+    "2",
+    "=",
+    "<",
+    ">",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "||",
+    "AND",
+    "OR",
+    "NOT",
+    "IS",
+    "IN",
+    "(",
+    ")",
+    ",",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "waiting",
+    "inbox",
+    "sqlite_master",
+    "FROM",
+    "WHERE",
+    "ORDER BY",
+    "LIMIT",
+    "GROUP BY",
+    "OVER",
+    "DESC",
+    ";",
+    "--",
+    "1.5",
+    "x'00'",
+    "UNION",
+    "CAST",
+    "SELECT",
+    "LIKE",
+    "'%'",
+    "EXISTS",
+];
+
+/// A SELECT over `waiting`, more or less well formed: columns, function calls, operators, clauses.
+fn rule_text(rng: &mut Rng) -> String {
+    if rng.below(2) == 0 {
+        return rulegen::well_formed_rule(&mut |n| rng.below(n));
+    }
+    let expr = |rng: &mut Rng| -> String {
+        let n = 1 + rng.below(6);
+        (0..n)
+            .map(|_| {
+                if rng.below(4) == 0 {
+                    format!(
+                        "{}({})",
+                        rng.pick(rulegen::FUNCTIONS),
+                        rng.pick(RULE_TOKENS)
+                    )
+                } else {
+                    rng.pick(RULE_TOKENS).to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let head = if rng.below(8) == 0 {
+        "WITH w AS (SELECT * FROM waiting) SELECT"
+    } else {
+        "SELECT"
+    };
+    let from = if rng.below(6) == 0 {
+        rng.pick(&["w", "inbox", "waiting a, waiting b"]).to_owned()
+    } else {
+        "waiting".to_owned()
+    };
+    let mut text = format!("{head} {}, {} FROM {from}", expr(rng), expr(rng));
+    if rng.below(2) == 0 {
+        text.push_str(&format!(" WHERE {}", expr(rng)));
+    }
+    if rng.below(3) == 0 {
+        text.push_str(&format!(" ORDER BY {} LIMIT 1", expr(rng)));
+    }
+    text
+}
+
+#[test]
+fn no_rule_panics_or_is_refused_without_a_reason() {
+    use outbox_core::protocol::{ApplyResult, Outcome};
+    use outbox_core::rule::{Rule, RuleEffect};
+    use outbox_core::trace::{ConsumerSetup, Session, Step};
+    let total: usize = std::env::var("FUZZ_RULES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    let (mut accepted, mut refused, mut errors) = (0usize, 0usize, 0usize);
+    for i in 0..total {
+        let sql = rule_text(&mut rng);
+        let checked = catch_unwind(AssertUnwindSafe(|| Rule::new(&sql, RuleEffect::Inside)))
+            .unwrap_or_else(|_| panic!("rule #{i} panicked: {sql:?}"));
+        let rule = match checked {
+            Err(r) => {
+                refused += 1;
+                assert!(
+                    !r.message.is_empty() && !r.message.contains("could not prepare"),
+                    "rule #{i} refused without a reason: {sql:?}: {r:?}"
+                );
+                continue;
+            }
+            Ok(rule) => rule,
+        };
+        accepted += 1;
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            let mut session = Session::new(ConsumerSetup::with_rule(rule, false)).unwrap();
+            for (id, expected, kind) in [("A1", 0, "reserved"), ("A2", 1, "confirmed")] {
+                session.step(&Step::advance("A", id, expected, kind, 1));
+            }
+            session.step(&Step::relay(Some("A2")));
+            session.step(&Step::relay(Some("A1")));
+            let before = session.snapshot().unwrap();
+            let report = session.step(&Step::apply("A"));
+            (report, before, session.snapshot().unwrap())
+        }))
+        .unwrap_or_else(|_| panic!("running rule #{i} panicked: {sql:?}"));
+        let (report, before, after) = ran;
+        if report.result == Outcome::Apply(ApplyResult::RuleError) {
+            errors += 1;
+            assert!(
+                report.message.as_deref().is_some_and(|m| !m.is_empty()),
+                "rule #{i}: {sql:?}"
+            );
+            assert_eq!(before, after, "rule #{i} wrote on a rule_error: {sql:?}");
+        }
+        assert_ne!(
+            report.result,
+            Outcome::SqlError,
+            "rule #{i}: {sql:?}: {:?}",
+            report.message
+        );
+    }
+    println!("rule fuzz: {total} rules: {accepted} accepted ({errors} answered rule_error), {refused} refused with a reason");
     assert!(accepted > 0 && refused > 0, "the run reached both paths");
 }

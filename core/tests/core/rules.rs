@@ -5,6 +5,35 @@ use outbox_core::protocol::{ApplyResult, BlockReason, Outcome};
 use outbox_core::rule::{self, Rule, RuleEffect};
 use outbox_core::trace::{self, ConsumerSetup, Session, Step};
 
+#[path = "rulegen.rs"]
+mod rulegen;
+
+/// What both builds must say of each generated rule, one line each (`UPDATE_GOLDEN=1` writes it natively).
+const GOLDEN: &str = include_str!("../golden/rules.txt");
+
+/// Each generated rule and its verdict: `ok` (`ok arrival` when it reads arrival) or the refusal.
+fn verdicts() -> String {
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut below = |n: usize| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        // In u64: usize is 32 bits in wasm32, and both builds must draw the same rules.
+        ((state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) % n.max(1) as u64) as usize
+    };
+    let mut out = String::new();
+    for _ in 0..400 {
+        let sql = rulegen::well_formed_rule(&mut below);
+        let verdict = match Rule::new(&sql, RuleEffect::Inside) {
+            Ok(r) if r.reads_arrival() => "ok arrival".to_owned(),
+            Ok(_) => "ok".to_owned(),
+            Err(r) => r.located(&sql),
+        };
+        out.push_str(&format!("{sql}\n  → {verdict}\n"));
+    }
+    out
+}
+
 /// `Ok(reads_arrival)` for a rule both builds accept, `Err(words)` for one both refuse with those words.
 const CORPUS: &[(&str, Result<bool, &str>)] = &[
     (rule::STRICT, Ok(false)),
@@ -130,6 +159,24 @@ fn refusal(sql: &str) -> String {
 }
 
 both! {
+    fn generated_rules_get_the_same_verdict_in_both_builds() {
+        let got = verdicts();
+        #[cfg(not(target_arch = "wasm32"))]
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/rules.txt"), &got).unwrap();
+            return;
+        }
+        let differ: Vec<String> = got
+            .lines()
+            .zip(GOLDEN.lines())
+            .enumerate()
+            .filter(|(_, (g, w))| g != w)
+            .map(|(n, (g, w))| format!("line {}: {g} | golden: {w}", n + 1))
+            .collect();
+        assert!(differ.is_empty(), "if meant, UPDATE_GOLDEN=1 (natively) and review the diff:\n{}", differ.join("\n"));
+        assert_eq!(got.lines().count(), GOLDEN.lines().count());
+    }
+
     fn every_rule_of_the_corpus_is_accepted_or_refused_with_its_reason() {
         for (sql, expected) in CORPUS {
             match (Rule::new(sql, RuleEffect::Inside), expected) {
