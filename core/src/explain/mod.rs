@@ -22,6 +22,7 @@ macro_rules! say {
 
 mod consumer;
 mod progress;
+mod rule;
 
 use consumer::consumer_text;
 use progress::{loss, lost, stalled};
@@ -38,12 +39,28 @@ pub struct Explanation {
 
 /// Why the invariant fails on this trace's history; `Ok(None)` when it holds after every step.
 pub fn explain(trace: &Trace, lang: Lang) -> Result<Option<Explanation>, String> {
+    Ok(explain_plain(trace, lang)?.map(|x| rule::with_rule(trace, x, None, lang)))
+}
+
+fn explain_plain(trace: &Trace, lang: Lang) -> Result<Option<Explanation>, String> {
     let r = replay(trace, |s| !invariant::check(s).holds)?;
     Ok(r.at.map(|at| consumer_text(&r, trace, at, lang)))
 }
 
-/// The first thing wrong with the consumer's tables after step `at`, in words.
+/// The first thing wrong with the consumer's tables after step `at`, in words (for a rule consumer, with what
+/// the rule answered there and what the strict rule would have).
 pub fn explain_property(
+    trace: &Trace,
+    property: Property,
+    message: &str,
+    lang: Lang,
+) -> Result<Option<Explanation>, String> {
+    let rule_message = (property == Property::RuleAnswers).then_some(message);
+    Ok(explain_checked(trace, property, message, lang)?
+        .map(|x| rule::with_rule(trace, x, rule_message, lang)))
+}
+
+fn explain_checked(
     trace: &Trace,
     property: Property,
     message: &str,
@@ -52,7 +69,7 @@ pub fn explain_property(
     let r = match property {
         // What the rule returned is the checker's message, said at the last step below.
         Property::RuleAnswers => replay(trace, |_| false)?,
-        Property::ConsumerInvariant => match explain(trace, lang)? {
+        Property::ConsumerInvariant => match explain_plain(trace, lang)? {
             Some(x) => return Ok(Some(x)),
             None => replay(trace, |_| false)?,
         },

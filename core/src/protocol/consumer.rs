@@ -332,15 +332,20 @@ pub fn rule_answer_error(
     let Some(rule) = &config.rule else {
         return Ok(None);
     };
-    let projected = projection(db, flow_id)?;
-    let rows = waiting(
-        db,
-        flow_id,
-        (projected.0, &projected.1, projected.2),
-        config.support_v2,
-        rule,
-    )?;
+    let rows = waiting_now(db, flow_id, config.support_v2, rule.reads_arrival())?;
     Ok(rule::answer(rule, &rows).err())
+}
+
+/// RULE.md's `waiting` for `flow_id` as the committed rows hold it now (`arrival` counted when asked).
+#[inline(never)]
+pub fn waiting_now(
+    db: &mut Db,
+    flow_id: &str,
+    support_v2: bool,
+    arrival: bool,
+) -> Result<Vec<WaitingRow>, Stop> {
+    let (last_seq, state, held) = projection(db, flow_id)?;
+    waiting(db, flow_id, (last_seq, &state, held), support_v2, arrival)
 }
 
 /// The reader's rule (RULE.md): inside the apply transaction, `waiting` is filled from the flow's `pending` and
@@ -359,7 +364,13 @@ fn apply_rule(
     let outside = rule.effect() == RuleEffect::Outside;
     let decided = db.write_tx_or_rollback(|db| {
         let (last_seq, state, held) = projection(db, flow_id)?;
-        let rows = waiting(db, flow_id, (last_seq, &state, held), support_v2, rule)?;
+        let rows = waiting(
+            db,
+            flow_id,
+            (last_seq, &state, held),
+            support_v2,
+            rule.reads_arrival(),
+        )?;
         let (index, act) = match rule::answer(rule, &rows) {
             Err(message) => {
                 db.note(format!("-- {message}"));
@@ -415,9 +426,9 @@ fn waiting(
     flow_id: &str,
     (last_seq, flow_state, held): (i64, &str, i64),
     support_v2: bool,
-    rule: &Rule,
+    arrival: bool,
 ) -> Result<Vec<WaitingRow>, Stop> {
-    let sql = if rule.reads_arrival() {
+    let sql = if arrival {
         "SELECT event_id, seq, body, state, reason, arrival FROM \
          (SELECT *, row_number() OVER (ORDER BY rowid) AS arrival FROM inbox) \
          WHERE flow_id=? AND state IN ('pending', 'blocked') ORDER BY seq"

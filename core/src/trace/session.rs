@@ -200,6 +200,11 @@ impl Session {
         self.system.rule_answer_error(flow).map_err(stop_message)
     }
 
+    /// RULE.md's `waiting` for `flow` as the committed rows hold it now.
+    pub fn waiting(&mut self, flow: &str) -> Result<Vec<crate::rule::WaitingRow>, String> {
+        self.system.waiting(flow).map_err(stop_message)
+    }
+
     /// Restores both databases to `snapshot`'s rows directly (see [`System::load`]).
     pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), String> {
         self.system.load(snapshot).map_err(stop_message)

@@ -263,6 +263,25 @@ both! {
         assert!(rows.consumer.effect.is_empty());
     }
 
+    fn why_it_broke_names_what_the_rule_answered_and_what_strict_would_have() {
+        let rule = Rule::new(rule::ARRIVAL_ORDER, RuleEffect::Inside).unwrap();
+        let steps = vec![
+            Step::advance("A", "A1", 0, "reserved", 1),
+            Step::advance("A", "A2", 1, "confirmed", 1),
+            Step::relay(Some("A2")),
+            Step::apply("A"),
+        ];
+        let t = trace::Trace::new(ConsumerSetup::with_rule(rule, false), steps);
+        let en = outbox_core::explain::explain(&t, outbox_core::lang::Lang::En).unwrap().unwrap();
+        assert_eq!(en.step, Some(3));
+        assert!(
+            en.text.ends_with("Your rule answered (A2, apply) there, with flow A at last_seq 0 (new); the strict rule would have answered no row (gap)."),
+            "{}", en.text
+        );
+        let zh = outbox_core::explain::explain(&t, outbox_core::lang::Lang::Zh).unwrap().unwrap();
+        assert!(zh.text.contains("你的规则在这里回答了（A2, apply），当时流程 A 的 last_seq 是 0、状态是 new（新建）；严格规则会回答没有行（gap）。"), "{}", zh.text);
+    }
+
     fn a_trace_carries_its_rule_and_refuses_a_bad_one() {
         let rule = Rule::new(rule::STRICT, RuleEffect::Outside).unwrap();
         let t = trace::Trace::new(ConsumerSetup::with_rule(rule, true), vec![Step::apply("A")]);

@@ -333,6 +333,12 @@ impl System {
         consumer::rule_answer_error(&mut self.process.consumer, flow_id, &self.config)
     }
 
+    /// RULE.md's `waiting` for `flow_id` now, `arrival` counted (the explanation asks a rule and strict there).
+    pub fn waiting(&mut self, flow_id: &str) -> Result<Vec<crate::rule::WaitingRow>, Stop> {
+        let v2 = self.config.support_v2;
+        consumer::waiting_now(&mut self.process.consumer, flow_id, v2, true)
+    }
+
     /// What the reader's rule returned at the last `rule_error`, taken once (the step report's message).
     pub fn take_rule_error(&mut self) -> Option<String> {
         self.process.consumer.rule_error.take()
