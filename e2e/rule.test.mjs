@@ -57,6 +57,14 @@ test('the strict rule holds on the default configuration with the built-in\'s co
   const builtin = cli({ flows: 2, events: 3, resends: 1, crashes: 1, consumer: 'strict' });
   expect(builtin.verdict).toBe('holds');
   const page = await open(dist.url, VIEW);
+  // Each wrong turn of the gallery, and each built-in in the editor, is one click from its rule.
+  await page.getByTestId('rule-from-effect_outside_tx').click();
+  await expect(page.getByTestId('rule-editor')).toBeFocused();
+  await expect(page.getByTestId('rule-effect')).toHaveValue('outside');
+  await page.getByTestId('rule-start-greater_than').click();
+  await expect(page.getByTestId('rule-editor')).toHaveValue(/state = 'pending' AND seq > last_seq/);
+  await expect(page.getByTestId('rule-effect')).toHaveValue('inside');
+  await expect(page.getByTestId('rule-from-dedupe_only')).toHaveCount(0);
   await page.getByTestId('rule-from-strict').click();
   await expect(page.getByTestId('rule-editor')).toHaveValue(/WHERE seq = last_seq \+ 1/);
   await expect(page.getByTestId('rule-ok')).toBeVisible();
@@ -151,4 +159,20 @@ test('an answer the engine cannot carry out breaks rule_answers at the first sta
   await expectSameAsCli(page, want);
   await expect(page.getByTestId('check-result')).toHaveAttribute('data-property', 'rule_answers');
   await expect(page.getByTestId('check-why')).toContainText("'A9', which is not a waiting row");
+});
+
+test('the explorer runs the player\'s rule beside strict: the strict rule passes every cell, the queue fails', async ({ dist, open }) => {
+  const page = await open(dist.url, VIEW);
+  for (const [sql, fails] of [[null, false], [QUEUE, true]]) {
+    if (sql) await writeRule(page, sql); else await page.getByTestId('rule-from-strict').click();
+    await page.getByTestId('mode-select').selectOption('rule');
+    await expect(page.getByTestId('rule-use')).toBeDisabled();
+    await page.getByTestId('explorer-run').click();
+    await expect(page.getByTestId('explorer-progress')).toHaveAttribute('data-running', 'false', { timeout: 120_000 });
+    await expect(page.getByTestId('matrix-summary-strict')).toHaveAttribute('data-failed', '0');
+    const ruled = page.getByTestId('matrix-summary-rule');
+    // The strict rule's crashes fire where strict's do: the same runs.
+    if (!fails) await expect(ruled).toHaveAttribute('data-runs', await page.getByTestId('matrix-summary-strict').getAttribute('data-runs'));
+    await expect.poll(async () => Number(await ruled.getAttribute('data-failed')) > 0, sql ?? 'strict').toBe(fails);
+  }
 });

@@ -3,7 +3,9 @@
 //! benchmark runs the very same work.
 
 use crate::protocol::{self, Boundary, Ordering, KINDS};
+use crate::rule::Rule;
 use crate::trace::{ConsumerSetup, Session, Step, Trace};
+use std::sync::Arc;
 
 /// The three events of flow A, in the order the producer commits them.
 pub const EVENTS: [&str; 3] = ["A1", "A2", "A3"];
@@ -84,6 +86,8 @@ pub fn recovery_steps() -> Vec<Step> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub ordering: Ordering,
+    /// The reader's rule, with `ordering` [`Ordering::Rule`].
+    pub rule: Option<Arc<Rule>>,
     pub order: Order,
     pub boundary: Boundary,
     /// Index into [`base_steps`] of the step that carries `crash_at`.
@@ -99,7 +103,7 @@ impl Plan {
             .with_crash_at(Some(self.boundary));
         steps[self.crash_step] = crashing;
         steps.extend(recovery_steps());
-        Trace::new(ConsumerSetup::builtin(self.ordering, false), steps)
+        Trace::new(setup(self.ordering, &self.rule), steps)
     }
 }
 
@@ -108,9 +112,10 @@ impl Plan {
 pub fn reachable(
     session: &mut Session,
     ordering: Ordering,
+    rule: &Option<Arc<Rule>>,
     order: &[&str],
 ) -> Result<Vec<Vec<Boundary>>, String> {
-    session.reset(ConsumerSetup::builtin(ordering, false))?;
+    session.reset(setup(ordering, rule))?;
     Ok(base_steps(order)
         .iter()
         .map(|s| {
@@ -119,6 +124,15 @@ pub fn reachable(
             passed
         })
         .collect())
+}
+
+/// A consumer of the explorer: a built-in, or the rule for [`Ordering::Rule`].
+fn setup(ordering: Ordering, rule: &Option<Arc<Rule>>) -> ConsumerSetup {
+    ConsumerSetup {
+        ordering,
+        rule: rule.clone().filter(|_| ordering == Ordering::Rule),
+        support_v2: false,
+    }
 }
 
 /// Every run of the explorer, grouped in the matrix's order (consumer, order, boundary, step).
@@ -132,6 +146,8 @@ pub fn plans(orderings: &[Ordering], extended: bool) -> Result<Vec<Plan>, String
 /// so the page builds them in slices like everything long.
 pub struct Planner {
     orderings: Vec<Ordering>,
+    /// The rule [`Ordering::Rule`] runs (see [`Planner::with_rule`]).
+    rule: Option<Arc<Rule>>,
     orders: Vec<Order>,
     /// The next (consumer, order) to learn, counting consumer-major.
     next: usize,
@@ -144,11 +160,18 @@ impl Planner {
     pub fn new(orderings: &[Ordering], extended: bool) -> Planner {
         Planner {
             orderings: orderings.to_vec(),
+            rule: None,
             orders: orders(extended),
             next: 0,
             session: None,
             plans: Vec::new(),
         }
+    }
+
+    /// The reader's rule, for the consumer [`Ordering::Rule`] among the orderings.
+    pub fn with_rule(mut self, rule: Option<Arc<Rule>>) -> Planner {
+        self.rule = rule;
+        self
     }
 
     /// Learns one (consumer, order); `Ok(true)` once every plan is built.
@@ -165,12 +188,13 @@ impl Planner {
             Some(session) => session,
             None => self.session.insert(Session::new(ConsumerSetup::default())?),
         };
-        let reach = reachable(session, ordering, order)?;
+        let reach = reachable(session, ordering, &self.rule, order)?;
         for boundary in Boundary::ALL {
             for (crash_step, passed) in reach.iter().enumerate() {
                 if passed.contains(&boundary) {
                     self.plans.push(Plan {
                         ordering,
+                        rule: self.rule.clone().filter(|_| ordering == Ordering::Rule),
                         order: order.clone(),
                         boundary,
                         crash_step,
@@ -206,8 +230,8 @@ impl Runner {
     pub fn run(&mut self, plan: &Plan) -> Outcome {
         let trace = plan.trace();
         let ready = match self.session.as_mut() {
-            Some(session) => session.reset(trace.consumer),
-            None => Session::new(trace.consumer).map(|s| {
+            Some(session) => session.reset(trace.consumer.clone()),
+            None => Session::new(trace.consumer.clone()).map(|s| {
                 self.session = Some(s);
             }),
         };

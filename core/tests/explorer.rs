@@ -100,3 +100,24 @@ fn the_planner_learns_one_consumer_and_order_per_slice() {
     );
     assert_eq!(planner.plans.len(), plans(&orderings, false).unwrap().len());
 }
+
+/// The reader's rule in the explorer: the strict rule passes every run strict passes, at the same boundaries;
+/// the queue that follows arrival order fails where arrival is out of order.
+#[test]
+fn the_strict_rule_passes_like_strict_and_the_arrival_queue_fails() {
+    use outbox_core::rule::{self, Rule, RuleEffect};
+    let strict = plans(&[Ordering::Strict], false).unwrap();
+    for (sql, passes) in [(rule::STRICT, true), (rule::ARRIVAL_ORDER, false)] {
+        let rule = Rule::new(sql, RuleEffect::Inside).unwrap();
+        let mut planner = explorer::Planner::new(&[Ordering::Rule], false).with_rule(Some(rule));
+        while !planner.step_once().unwrap() {}
+        let ruled = planner.plans;
+        let failed = ruled.iter().filter(|p| !explorer::run(p).ok).count();
+        if passes {
+            assert_eq!(ruled.len(), strict.len(), "the same boundaries fire");
+            assert_eq!(failed, 0);
+        } else {
+            assert!(failed > 0, "{sql}");
+        }
+    }
+}

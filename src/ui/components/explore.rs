@@ -79,10 +79,11 @@ pub fn Explorer() -> Html {
             // the same slices as the runs.
             *job.borrow_mut() = Job {
                 compared: Some(compared),
-                planner: Some(explorer::Planner::new(
-                    &[Ordering::Strict, compared],
-                    extended,
-                )),
+                // The player's rule, when its consumer is one (the cells open in the player with it).
+                planner: Some(
+                    explorer::Planner::new(&[Ordering::Strict, compared], extended)
+                        .with_rule(model.rule().cloned()),
+                ),
                 started_ms: now_ms(),
                 ..Job::default()
             };

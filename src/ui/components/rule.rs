@@ -117,6 +117,17 @@ pub fn RuleEditor() -> Html {
     let lang = model.lang;
     let draft = model.rule.clone();
     let checked = use_memo(draft.clone(), RuleDraft::check);
+    // The select follows the draft's effect when the page sets it (a starting point, a link), even after the
+    // reader has used it (a touched select ignores a later `selected` attribute).
+    let effect_select = use_node_ref();
+    {
+        let select = effect_select.clone();
+        use_effect_with(draft.effect, move |effect| {
+            if let Some(s) = select.cast::<HtmlSelectElement>() {
+                s.set_value(effect.name());
+            }
+        });
+    }
     let on_text = {
         let model = model.clone();
         let effect = draft.effect;
@@ -179,7 +190,7 @@ pub fn RuleEditor() -> Html {
             </div>
             <div id="rule-verdict">{ verdict }</div>
             <label>{ t(lang, "rule.effect") }{ " " }
-                <select data-testid="rule-effect" onchange={on_effect}>
+                <select data-testid="rule-effect" onchange={on_effect} ref={effect_select}>
                     { for RuleEffect::ALL.into_iter().map(|e| html! {
                         <option value={e.name()} selected={draft.effect == e}>{ t(lang, &format!("rule.effect.{}", e.name())) }</option>
                     }) }
@@ -193,7 +204,7 @@ pub fn RuleEditor() -> Html {
             <p class="note">{ t(lang, "rule.starts") }</p>
             <div class="buttons">
                 { for STARTS.into_iter().map(|o| html! {
-                    <button data-testid={format!("rule-from-{}", o.name())} onclick={start_from(o)}>
+                    <button data-testid={format!("rule-start-{}", o.name())} onclick={start_from(o)}>
                         { tf(lang, "rule.from", &[&t(lang, &format!("mode.{}", o.name()))]) }
                     </button>
                 }) }
@@ -222,7 +233,15 @@ pub fn run_in_player(model: &Ctx) {
 #[cold]
 #[inline(never)]
 pub fn edit_as_rule(model: &Ctx) {
-    if let Some((sql, effect)) = rule::builtin(model.ordering()) {
+    edit_builtin(model, model.ordering());
+}
+
+/// A built-in consumer written as a rule in the editor (nothing for one without a rule, the player's own rule
+/// included), and the editor in view, focused.
+#[cold]
+#[inline(never)]
+pub fn edit_builtin(model: &Ctx, ordering: Ordering) {
+    if let Some((sql, effect)) = rule::builtin(ordering) {
         model.dispatch(Action::EditRule(sql.to_owned(), effect));
     }
     if let Some(el) = web_sys::window()

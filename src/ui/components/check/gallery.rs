@@ -84,6 +84,7 @@ pub(super) fn gallery_entry(
     running: bool,
     panel: &UseReducerHandle<Panel>,
     workers: &Workers,
+    model: &crate::ui::Ctx,
 ) -> Html {
     let onclick = {
         let panel = panel.clone();
@@ -112,11 +113,23 @@ pub(super) fn gallery_entry(
         };
         format!("{wrong} {strict}")
     });
+    // The consumer of the entry as a rule, in the editor: a starting point for the reader's own fix.
+    let as_rule = outbox_core::rule::builtin(entry.consumer).map(|_| {
+        let model = model.clone();
+        let consumer = entry.consumer;
+        (
+            format!("rule-from-{}", consumer.name()),
+            Callback::from(move |_| crate::ui::components::rule::edit_builtin(&model, consumer)),
+        )
+    });
     html! {
         <li>
             <button data-testid={format!("gallery-{}", entry.name)} {onclick} disabled={running}>
                 { tf(lang, "check.gallery.entry", &[&t(lang, &format!("gallery.{}", entry.name)), entry.section]) }
             </button>
+            if let Some((testid, onclick)) = as_rule {
+                { " " }<button data-testid={testid} {onclick}>{ t(lang, "rule.edit") }</button>
+            }
             <span class="note"> { t(lang, &format!("gallery.{}.what", entry.name)) }</span>
             if let Some(s) = summary {
                 <span data-testid={format!("gallery-{}-result", entry.name)} class="gallery-result">{ s }</span>

@@ -278,7 +278,7 @@ pub fn Checker() -> Html {
             <h3>{ t(lang, "check.gallery") }</h3>
             <p class="note">{ t(lang, "check.gallery.note") }</p>
             <ul class="gallery">
-                { for GALLERY.iter().map(|entry| gallery_entry(entry, p, lang, running, &panel, &workers)) }
+                { for GALLERY.iter().map(|entry| gallery_entry(entry, p, lang, running, &panel, &workers, &model)) }
             </ul>
         </section>
     }
