@@ -16,9 +16,10 @@ function ruleFile(sql) {
   return file;
 }
 
-/** Types `sql` as the page's rule and waits for SQLite's verdict on it. */
+/** Types `sql` as the page's rule and waits for SQLite's verdict on that text (not the one before it). */
 async function writeRule(page, sql) {
   await page.getByTestId('rule-editor').fill(sql);
+  await expect(page.locator('#rule-verdict')).toHaveAttribute('data-checked', sql);
   await expect(page.getByTestId('rule-ok').or(page.getByTestId('rule-error'))).toBeVisible();
 }
 
@@ -149,8 +150,9 @@ test('the player runs the rule, a share link reopens it, and a runaway rule is s
 test('an answer the engine cannot carry out breaks rule_answers at the first state that gives it', async ({ dist, open }) => {
   const sql = "SELECT CASE WHEN seq = 2 THEN 'A9' ELSE event_id END, 'apply' FROM waiting ORDER BY seq DESC";
   const knobs = { flows: 1, events: 2, resends: 0, crashes: 0 };
-  const want = cli({ ...knobs, rule: ruleFile(sql) });
+  const want = cli({ ...knobs, rule: ruleFile(sql), effect: 'outside' });
   expect(want.property).toBe('rule_answers');
+  expect(want.config.effect).toBe('outside');
   const page = await open(dist.url, VIEW);
   await writeRule(page, sql);
   await page.getByTestId('rule-effect').selectOption('outside');

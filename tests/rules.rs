@@ -52,7 +52,12 @@ fn each_built_in_as_a_rule_gives_the_built_ins_counts() {
         (Ordering::GreaterThan, small(1, 2, 0, 0, "")),
         (Ordering::SkipBlocked, small(1, 3, 0, 0, "A2")),
         (Ordering::EffectOutsideTx, small(1, 1, 0, 1, "")),
+        // Where each wrong turn holds (CHECKER.md), so that its counts are defined and compared too.
+        (Ordering::GreaterThan, small(2, 1, 1, 1, "")),
+        (Ordering::SkipBlocked, small(1, 3, 1, 1, "")),
+        (Ordering::EffectOutsideTx, small(1, 3, 1, 0, "")),
     ];
+    let mut compared = 0;
     for (ordering, base) in cases {
         let builtin = run(Config {
             consumer: ordering,
@@ -64,8 +69,13 @@ fn each_built_in_as_a_rule_gives_the_built_ins_counts() {
         assert_eq!(verdict(&ruled), verdict(&builtin), "{label}");
         if verdict(&builtin).is_none() {
             assert_eq!(ruled.counts(), builtin.counts(), "{label}");
+            compared += 1;
         }
     }
+    assert_eq!(
+        compared, 5,
+        "every built-in's counts compared where it holds"
+    );
 }
 
 #[test]

@@ -85,6 +85,8 @@ fn refusals() -> Vec<String> {
         "SELECT event_id, 'apply' FROM waiting WHERE random() > 0",
         "SELECT event_id, 'apply' FROM waiting WHERE nope = 1",
         "SELECT event_id,\n 'apply' FROM waiting WHER seq = 1",
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = ?1",
+        "SELECT event_id, kind -> 'x' FROM waiting",
         "SELECT event_id 'apply' FROM waiting WHERE",
     ] {
         let json = serde_json::json!({
@@ -102,6 +104,11 @@ fn refusals() -> Vec<String> {
     out.push(
         Config::default()
             .set("rule", &"x".repeat(5000))
+            .unwrap_err(),
+    );
+    out.push(
+        Config::default()
+            .set("rule", &format!("SELECT {}", "~".repeat(900)))
             .unwrap_err(),
     );
     out.push(Config::default().set("effect", "inside").unwrap_err());

@@ -122,6 +122,9 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("your rule failed: {0}", "你的规则出错了：{0}"),
     ("string or blob too big", "字符串或 blob 太大"),
     ("a compound SELECT ({0})", "复合 SELECT（{0}）"),
+    ("the rule uses a parameter: a rule reads only waiting", "规则用了参数：规则只能读 waiting"),
+    ("the JSON operator ->", "JSON 运算符 ->"),
+    ("the rule has more than {0} tokens", "规则超过了 {0} 个记号"),
     ("a recursive WITH", "递归 WITH"),
     ("VALUES (write a SELECT)", "VALUES（请改用 SELECT）"),
 ];

@@ -33,8 +33,9 @@ const INSERT: &str = "INSERT INTO waiting VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 const STEPS_PER_CALL: c_int = 1000;
 /// A rule is stopped after this many callbacks: two million steps, tens of milliseconds in the page.
 pub const MAX_CALLS: u32 = 2000;
-/// The longest string or blob a rule may build (a `printf` a gigabyte wide stops here).
-const MAX_LENGTH: c_int = 100_000;
+/// The longest string or blob a rule may build: a rule's values are ids and words (a string doubled in a loop,
+/// or a cross join of long strings, stops here rather than in the page's memory).
+const MAX_LENGTH: c_int = 1_000;
 
 /// The functions a rule may call: each one's answer is fixed by its arguments, and each is in the page's
 /// SQLite as in the CLI's, with the same answer (no floating point: no `avg`, `total`, `round`, `printf`).
@@ -135,7 +136,7 @@ unsafe extern "C" fn authorize(
         SQLITE_READ => {
             let (table, column) = (text(a1), text(a2));
             if !table.eq_ignore_ascii_case("waiting") {
-                Some(format!("the rule reads {table}: a rule reads only waiting"))
+                Some(super::lex::refused_table(table))
             } else if column.is_empty() {
                 None
             } else if let Some(c) = COLUMNS.iter().find(|c| c.eq_ignore_ascii_case(column)) {
@@ -182,6 +183,17 @@ fn open() -> Result<Scratch, String> {
         .and_then(|c| c.execute_batch(SCHEMA).map(|()| c))
         .map_err(|e| format!("the rule's database failed: {e}"))?;
     conn.set_prepared_statement_cache_capacity(32);
+    // As the page's SQLite is built (`.cargo/config.toml`: SQLITE_DQS=0, no automatic index): a double-quoted
+    // word is a name, never a string, and both builds plan a rule alike.
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rusqlite::config::DbConfig;
+        let alike = conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_DQS_DML, false)
+            .and_then(|_| conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DQS_DDL, false))
+            .and_then(|_| conn.execute_batch("PRAGMA automatic_index = OFF"));
+        alike.map_err(|e| format!("the rule's database failed: {e}"))?;
+    }
     let guard = Box::<Guard>::default();
     let data = &*guard as *const Guard as *mut c_void;
     // SAFETY: the handle is this connection's own; `guard` outlives it (see `Scratch`).
@@ -263,6 +275,8 @@ pub fn prepare(sql: &str) -> Result<bool, (String, Option<usize>)> {
 pub fn answer(sql: &str, rows: &[WaitingRow]) -> Result<Option<(usize, Act)>, String> {
     with_scratch(|s| {
         let failed = |e: rusqlite::Error| run_error(&s.guard, e);
+        // Counted from here: the engine's own statements run under the same progress handler.
+        s.guard.calls.set(0);
         s.guard.trusted.set(true);
         let own = s
             .conn
@@ -291,7 +305,6 @@ pub fn answer(sql: &str, rows: &[WaitingRow]) -> Result<Option<(usize, Act)>, St
             }
         }
         *s.guard.refusal.borrow_mut() = None;
-        s.guard.calls.set(0);
         let mut stmt = s.conn.prepare_cached(sql).map_err(failed)?;
         let mut result = stmt.query([]).map_err(failed)?;
         let Some(row) = result.next().map_err(failed)? else {

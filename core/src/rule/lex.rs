@@ -6,6 +6,9 @@
 pub const MAX_BYTES: usize = 4000;
 /// The deepest nesting of parentheses: the page's SQLite has no expression-depth limit, the CLI's stops at 1000.
 pub const MAX_DEPTH: usize = 50;
+/// The most tokens a rule may have: an expression as deep as the CLI's limit needs more, so both builds refuse
+/// it here alike.
+pub const MAX_TOKENS: usize = 800;
 
 /// A refusal found in the text, with the byte offset of the token it names.
 pub type Found = (String, Option<usize>);
@@ -38,6 +41,8 @@ const NOT_IN_THE_PAGE: &[&str] = &[
     "offsets",
     "matchinfo",
     "optimize",
+    "soundex",
+    "load_extension",
     "date",
     "time",
     "datetime",
@@ -80,6 +85,36 @@ const NOT_IN_THE_PAGE: &[&str] = &[
     "sqlite_compileoption_used",
 ];
 
+/// Tables only the CLI's SQLite has (virtual tables): refused with the authorizer's words for a read.
+const TABLES_NOT_IN_THE_PAGE: &[&str] = &[
+    "dbstat",
+    "sqlite_dbpage",
+    "sqlite_stmt",
+    "bytecode",
+    "tables_used",
+    "generate_series",
+];
+
+/// The authorizer's refusal of a read (engine.rs says the same).
+pub fn refused_table(name: &str) -> String {
+    format!("the rule reads {name}: a rule reads only waiting")
+}
+
+/// Whether the next token after `rest`'s whitespace and comments is `(`.
+fn called(rest: &str) -> bool {
+    let mut r = rest;
+    loop {
+        let t = r.trim_start();
+        if let Some(after) = t.strip_prefix("--") {
+            r = after.split_once('\n').map_or("", |(_, more)| more);
+        } else if let Some(after) = t.strip_prefix("/*") {
+            r = after.split_once("*/").map_or("", |(_, more)| more);
+        } else {
+            return t.starts_with('(');
+        }
+    }
+}
+
 /// The authorizer's refusal of a function (engine.rs says the same).
 pub fn refused_function(name: &str) -> String {
     format!(
@@ -108,9 +143,19 @@ pub fn check(sql: &str) -> Result<(), Found> {
     let (mut i, mut depth) = (0usize, 0usize);
     let mut first: Option<&str> = None;
     let mut ended = false;
+    let mut tokens = 0usize;
     while i < b.len() {
         let c = b[i];
         let start = i;
+        if !c.is_ascii_whitespace() {
+            tokens += 1;
+            if tokens > MAX_TOKENS {
+                return Err((
+                    format!("the rule has more than {MAX_TOKENS} tokens"),
+                    Some(start),
+                ));
+            }
+        }
         let comment = (c == b'-' && b.get(i + 1) == Some(&b'-'))
             || (c == b'/' && b.get(i + 1) == Some(&b'*'));
         if ended && !comment && !c.is_ascii_whitespace() {
@@ -207,8 +252,12 @@ pub fn check(sql: &str) -> Result<(), Found> {
                         Some(start),
                     ));
                 }
-                let called = sql[i..].trim_start().starts_with('(');
+                let called = called(&sql[i..]);
                 let lower = word.to_ascii_lowercase();
+                if lower.starts_with("pragma_") || TABLES_NOT_IN_THE_PAGE.contains(&lower.as_str())
+                {
+                    return Err((refused_table(word), Some(start)));
+                }
                 let clock = lower.starts_with("current_");
                 if clock
                     || (called
@@ -223,6 +272,18 @@ pub fn check(sql: &str) -> Result<(), Found> {
                         Some(start),
                     ));
                 }
+            }
+            b'?' | b':' | b'@' | b'$' => {
+                return Err((
+                    "the rule uses a parameter: a rule reads only waiting".into(),
+                    Some(start),
+                ));
+            }
+            b'-' if b.get(i + 1) == Some(&b'>') => {
+                return Err((
+                    "the rule uses the JSON operator ->, which the page's SQLite cannot run".into(),
+                    Some(start),
+                ));
             }
             _ => {
                 if first.is_none() && !c.is_ascii_whitespace() {

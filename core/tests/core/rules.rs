@@ -146,6 +146,43 @@ const CORPUS: &[(&str, Result<bool, &str>)] = &[
         "WITH v(a, b) AS (VALUES('A1', 'apply'), ('A2', 'apply')) SELECT a, b FROM v",
         Err("the rule uses VALUES"),
     ),
+    // What the two builds once told apart: each now refused alike (a review found them).
+    (
+        "SELECT event_id, \"apply\" FROM waiting",
+        Err("no such column: \"apply\" - should this be a string literal"),
+    ),
+    (
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = ?1",
+        Err("the rule uses a parameter"),
+    ),
+    (
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = :seq",
+        Err("the rule uses a parameter"),
+    ),
+    (
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = $seq",
+        Err("the rule uses a parameter"),
+    ),
+    (
+        "SELECT event_id, kind -> 'x' FROM waiting",
+        Err("the JSON operator ->"),
+    ),
+    (
+        "SELECT event_id, 'apply' FROM waiting WHERE round/**/(seq) = 1",
+        Err("the rule calls round()"),
+    ),
+    (
+        "SELECT event_id, 'apply' FROM waiting WHERE soundex(kind) = 'R'",
+        Err("the rule calls soundex()"),
+    ),
+    (
+        "SELECT name, 'apply' FROM pragma_table_info('waiting')",
+        Err("the rule reads pragma_table_info"),
+    ),
+    (
+        "SELECT name, 'apply' FROM dbstat",
+        Err("the rule reads dbstat"),
+    ),
     (
         "SELECT event_id, 'apply' FROM waiting WHERE seq = 99999999999999999999",
         Err("not a 64-bit integer"),
@@ -190,6 +227,8 @@ both! {
     fn a_long_or_deep_rule_is_refused_and_a_syntax_error_names_its_place() {
         let long = format!("SELECT event_id, 'apply' FROM waiting WHERE {}1", "1 = 1 AND ".repeat(400));
         assert!(refusal(&long).contains("at most 4000"), "{}", refusal(&long));
+        let tilde = format!("SELECT event_id, 'apply' FROM waiting WHERE {}seq", "~".repeat(1100));
+        assert!(refusal(&tilde).contains("more than 800 tokens"), "{}", refusal(&tilde));
         let deep = format!("SELECT event_id, 'apply' FROM waiting WHERE {}1{}", "(".repeat(60), ")".repeat(60));
         assert!(refusal(&deep).contains("deeper than 50"), "{}", refusal(&deep));
         let bad = "SELECT event_id,\n  'apply' FROM waiting WHER seq = 1";

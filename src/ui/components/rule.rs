@@ -188,7 +188,7 @@ pub fn RuleEditor() -> Html {
                     autocomplete="off" autocapitalize="off" {rows} value={draft.text.to_string()} oninput={on_text}
                     aria-invalid={checked.is_err().then_some("true")} aria-describedby="rule-verdict" />
             </div>
-            <div id="rule-verdict">{ verdict }</div>
+            <div id="rule-verdict" data-checked={draft.text.to_string()}>{ verdict }</div>
             <label>{ t(lang, "rule.effect") }{ " " }
                 <select data-testid="rule-effect" onchange={on_effect} ref={effect_select}>
                     { for RuleEffect::ALL.into_iter().map(|e| html! {
