@@ -6,7 +6,7 @@ use super::{
     held_after, next_kind, payload_fits_schema, ApplyResult, BlockReason, Boundary, Event,
     Ordering, ReceiveResult,
 };
-use crate::rule::{self, Act, Rule, RuleEffect, WaitingRow};
+use crate::rule::Rule;
 use std::sync::Arc;
 
 /// The consumer's deployment settings. They are configuration, not state: they survive a restart.
@@ -74,7 +74,7 @@ pub fn receive(db: &mut Db, event: &Event, config: &ConsumerConfig) -> Result<Re
     Ok(result)
 }
 
-fn write_projection(
+pub(super) fn write_projection(
     db: &mut Db,
     flow_id: &str,
     seq: i64,
@@ -89,7 +89,7 @@ fn write_projection(
     Ok(())
 }
 
-fn write_effect(db: &mut Db, event: &Event, held: i64) -> Result<(), Stop> {
+pub(super) fn write_effect(db: &mut Db, event: &Event, held: i64) -> Result<(), Stop> {
     db.exec(
         "INSERT INTO effect(event_id, flow_id, seq, kind, held) VALUES(?, ?, ?, ?, ?)",
         &[
@@ -112,7 +112,7 @@ pub fn apply(db: &mut Db, flow_id: &str, config: &ConsumerConfig) -> Result<Appl
         Ordering::GreaterThan => apply_greater_than(db, flow_id),
         Ordering::EffectOutsideTx => apply_effect_outside_tx(db, flow_id, config),
         Ordering::Rule => match &config.rule {
-            Some(r) => apply_rule(db, flow_id, config.support_v2, r),
+            Some(r) => super::rule_apply::apply_rule(db, flow_id, config.support_v2, r),
             None => Err(Stop::Sql("the consumer is `rule` but has no rule".into())),
         },
         Ordering::Strict | Ordering::SkipBlocked => {
@@ -127,7 +127,7 @@ pub fn apply(db: &mut Db, flow_id: &str, config: &ConsumerConfig) -> Result<Appl
 
 /// Inside the apply transaction: the projection, the effect and the `applied` mark together (§5), with the
 /// two boundaries between them.
-fn record(db: &mut Db, flow_id: &str, next: &Next) -> Result<ApplyResult, Stop> {
+pub(super) fn record(db: &mut Db, flow_id: &str, next: &Next) -> Result<ApplyResult, Stop> {
     write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
     db.pass(Boundary::ApplyAfterProjection)?;
     write_effect(db, &next.event, next.held)?;
@@ -137,7 +137,7 @@ fn record(db: &mut Db, flow_id: &str, next: &Next) -> Result<ApplyResult, Stop> 
 }
 
 /// After the apply transaction committed: an applied event passes `apply.after_commit`.
-fn after_commit(db: &mut Db, result: ApplyResult) -> Result<ApplyResult, Stop> {
+pub(super) fn after_commit(db: &mut Db, result: ApplyResult) -> Result<ApplyResult, Stop> {
     if result == ApplyResult::Applied {
         db.pass(Boundary::ApplyAfterCommit)?;
     }
@@ -145,10 +145,10 @@ fn after_commit(db: &mut Db, result: ApplyResult) -> Result<ApplyResult, Stop> {
 }
 
 /// The event at `last_seq + 1`, checked and ready to apply.
-struct Next {
-    event_id: String,
-    event: Event,
-    held: i64,
+pub(super) struct Next {
+    pub(super) event_id: String,
+    pub(super) event: Event,
+    pub(super) held: i64,
 }
 
 enum Decision {
@@ -205,7 +205,7 @@ fn decide(db: &mut Db, flow_id: &str, config: &ConsumerConfig) -> Result<Decisio
 }
 
 /// The flow's projection: `(last_seq, state, held)`, or `(0, new, 0)` before its first applied event.
-fn projection(db: &mut Db, flow_id: &str) -> Result<(i64, String, i64), Stop> {
+pub(super) fn projection(db: &mut Db, flow_id: &str) -> Result<(i64, String, i64), Stop> {
     Ok(db
         .query_opt(
             "SELECT last_seq, state, held FROM projection WHERE flow_id=?",
@@ -221,7 +221,7 @@ fn projection(db: &mut Db, flow_id: &str) -> Result<(i64, String, i64), Stop> {
         .unwrap_or_else(|| (0, "new".to_owned(), 0)))
 }
 
-fn mark_blocked(db: &mut Db, event_id: &str, reason: BlockReason) -> Result<(), Stop> {
+pub(super) fn mark_blocked(db: &mut Db, event_id: &str, reason: BlockReason) -> Result<(), Stop> {
     db.exec(
         "UPDATE inbox SET state='blocked', reason=? WHERE event_id=?",
         &[P::T(reason.name()), P::T(event_id)],
@@ -229,7 +229,7 @@ fn mark_blocked(db: &mut Db, event_id: &str, reason: BlockReason) -> Result<(), 
     Ok(())
 }
 
-fn mark_applied(db: &mut Db, event_id: &str) -> Result<(), Stop> {
+pub(super) fn mark_applied(db: &mut Db, event_id: &str) -> Result<(), Stop> {
     db.exec(
         "UPDATE inbox SET state='applied', reason=NULL WHERE event_id=?",
         &[P::T(event_id)],
@@ -310,6 +310,12 @@ fn apply_effect_outside_tx(
         Err(result) => return Ok(result),
         Ok(next) => next,
     };
+    outside_call(db, flow_id, &next)
+}
+
+/// After the apply transaction stepped out: the outside call commits the effect on its own, then the
+/// projection and the `applied` mark commit with `apply.after_effect` (`effect_outside_tx`, a rule's `outside`).
+pub(super) fn outside_call(db: &mut Db, flow_id: &str, next: &Next) -> Result<ApplyResult, Stop> {
     // The outside call: once made, no rollback of ours can take it back.
     db.write_tx(|db| write_effect(db, &next.event, next.held))?;
     let result = db.write_tx(|db| {
@@ -319,158 +325,6 @@ fn apply_effect_outside_tx(
         Ok(ApplyResult::Applied)
     })?;
     after_commit(db, result)
-}
-
-/// What the rule would answer for `flow_id` now, without carrying it out: `Some(message)` when the engine could
-/// not carry the answer out (the checker's `rule_answers`). Reads only.
-#[inline(never)]
-pub fn rule_answer_error(
-    db: &mut Db,
-    flow_id: &str,
-    config: &ConsumerConfig,
-) -> Result<Option<String>, Stop> {
-    let Some(rule) = &config.rule else {
-        return Ok(None);
-    };
-    let rows = waiting_now(db, flow_id, config.support_v2, rule.reads_arrival())?;
-    Ok(rule::answer(rule, &rows).err())
-}
-
-/// RULE.md's `waiting` for `flow_id` as the committed rows hold it now (`arrival` counted when asked).
-#[inline(never)]
-pub fn waiting_now(
-    db: &mut Db,
-    flow_id: &str,
-    support_v2: bool,
-    arrival: bool,
-) -> Result<Vec<WaitingRow>, Stop> {
-    let (last_seq, state, held) = projection(db, flow_id)?;
-    waiting(db, flow_id, (last_seq, &state, held), support_v2, arrival)
-}
-
-/// The reader's rule (RULE.md): inside the apply transaction, `waiting` is filled from the flow's `pending` and
-/// `blocked` rows, the rule answers, and the engine carries the answer out with strict's writes and boundaries
-/// (an `outside` effect exactly as `effect_outside_tx`). An answer it cannot carry out writes nothing.
-// Out of line, and cold: the page's first load holds only what start-up runs (scripts/split-wasm.mjs), and
-// code inlined into `apply` would ride along with it.
-#[cold]
-#[inline(never)]
-fn apply_rule(
-    db: &mut Db,
-    flow_id: &str,
-    support_v2: bool,
-    rule: &Rule,
-) -> Result<ApplyResult, Stop> {
-    let outside = rule.effect() == RuleEffect::Outside;
-    let decided = db.write_tx_or_rollback(|db| {
-        let (last_seq, state, held) = projection(db, flow_id)?;
-        let rows = waiting(
-            db,
-            flow_id,
-            (last_seq, &state, held),
-            support_v2,
-            rule.reads_arrival(),
-        )?;
-        let (index, act) = match rule::answer(rule, &rows) {
-            Err(message) => {
-                db.note(format!("-- {message}"));
-                db.rule_error = Some(message);
-                return Ok((Err(ApplyResult::RuleError), true));
-            }
-            Ok(None) if rows.is_empty() => return Ok((Err(ApplyResult::Idle), true)),
-            Ok(None) => return Ok((Err(ApplyResult::Gap), true)),
-            Ok(Some(answer)) => answer,
-        };
-        let row = &rows[index];
-        db.note(format!("-- the rule answered ({}, {act:?})", row.event_id));
-        if act != Act::Apply {
-            let reason = rule::block_reason(row.problem);
-            mark_blocked(db, &row.event_id, reason)?;
-            if act == Act::Skip {
-                write_projection(db, flow_id, row.seq, &state, held)?;
-            }
-            return Ok((Err(ApplyResult::Blocked(reason)), true));
-        }
-        let event = Event::from_body(&row.body).map_err(Stop::Sql)?;
-        let next = Next {
-            event_id: row.event_id.clone(),
-            held: held_after(&event.kind),
-            event,
-        };
-        if !outside {
-            return record(db, flow_id, &next).map(|r| (Err(r), true));
-        }
-        write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
-        db.pass(Boundary::ApplyAfterProjection)?;
-        db.note("-- the effect is an outside call: step out of the transaction to make it".into());
-        Ok((Ok(next), false))
-    })?;
-    let next = match decided {
-        Err(result) => return after_commit(db, result),
-        Ok(next) => next,
-    };
-    db.write_tx(|db| write_effect(db, &next.event, next.held))?;
-    let result = db.write_tx(|db| {
-        write_projection(db, flow_id, next.event.seq, &next.event.kind, next.held)?;
-        mark_applied(db, &next.event_id)?;
-        db.pass(Boundary::ApplyAfterEffect)?;
-        Ok(ApplyResult::Applied)
-    })?;
-    after_commit(db, result)
-}
-
-/// RULE.md's `waiting` for one flow: its `pending` and `blocked` rows with the projection, strict's first
-/// failing check as `problem`, and (only for a rule that reads it) the row's place in the inbox's arrival order.
-fn waiting(
-    db: &mut Db,
-    flow_id: &str,
-    (last_seq, flow_state, held): (i64, &str, i64),
-    support_v2: bool,
-    arrival: bool,
-) -> Result<Vec<WaitingRow>, Stop> {
-    let sql = if arrival {
-        "SELECT event_id, seq, body, state, reason, arrival FROM \
-         (SELECT *, row_number() OVER (ORDER BY rowid) AS arrival FROM inbox) \
-         WHERE flow_id=? AND state IN ('pending', 'blocked') ORDER BY seq"
-    } else {
-        "SELECT event_id, seq, body, state, reason, 0 FROM inbox \
-         WHERE flow_id=? AND state IN ('pending', 'blocked') ORDER BY seq"
-    };
-    let rows = db.query_all(sql, &[P::T(flow_id)], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, Option<String>>(4)?,
-            r.get::<_, i64>(5)?,
-        ))
-    })?;
-    Ok(rows
-        .into_iter()
-        .map(|(event_id, seq, body, state, reason, arrival)| {
-            let parsed = Event::from_body(&body);
-            let problem = match &parsed {
-                Err(_) => Some(BlockReason::InvalidPayload),
-                Ok(e) => check_with(e, flow_state, support_v2).err(),
-            };
-            let (kind, schema) = parsed.map_or((String::new(), 0), |e| (e.kind, e.schema));
-            WaitingRow {
-                event_id,
-                seq,
-                kind,
-                schema,
-                state,
-                reason,
-                last_seq,
-                flow_state: flow_state.to_owned(),
-                held,
-                problem: problem.map(BlockReason::name),
-                arrival,
-                body,
-            }
-        })
-        .collect())
 }
 
 /// §6: schema first (1, or 2 with `support_v2`), then the payload, then the transition.
@@ -483,7 +337,7 @@ pub fn problem(event: &Event, state: &str, support_v2: bool) -> Option<BlockReas
     check_with(event, state, support_v2).err()
 }
 
-fn check_with(event: &Event, state: &str, support_v2: bool) -> Result<(), BlockReason> {
+pub(super) fn check_with(event: &Event, state: &str, support_v2: bool) -> Result<(), BlockReason> {
     let supported = event.schema == 1 || (event.schema == 2 && support_v2);
     if !supported {
         return Err(BlockReason::UnsupportedSchema);

@@ -8,6 +8,7 @@ pub mod db;
 pub mod invariant;
 pub mod producer;
 pub mod results;
+pub mod rule_apply;
 pub mod system;
 pub mod types;
 

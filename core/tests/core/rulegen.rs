@@ -99,19 +99,7 @@ pub const FUNCTIONS: &[&str] = &[
 /// A SELECT over `waiting` that SQLite mostly accepts: the answer's two columns, a condition of comparisons
 /// and function calls, an order.
 pub fn well_formed_rule(below: &mut dyn FnMut(usize) -> usize) -> String {
-    const COLS: &[&str] = &[
-        "event_id",
-        "seq",
-        "kind",
-        "schema",
-        "state",
-        "reason",
-        "last_seq",
-        "flow_state",
-        "held",
-        "problem",
-        "arrival",
-    ];
+    const COLS: &[&str] = &outbox_core::rule::COLUMNS;
     let mut pick = |items: &[&'static str]| items[below(items.len())];
     let term = |pick: &mut dyn FnMut(&[&'static str]) -> &'static str| -> String {
         match pick(&["f", "lit", "col", "col"]) {

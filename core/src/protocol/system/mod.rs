@@ -330,13 +330,13 @@ impl System {
 
     /// What the reader's rule would answer for `flow_id` now, when the engine could not carry it out.
     pub fn rule_answer_error(&mut self, flow_id: &str) -> Result<Option<String>, Stop> {
-        consumer::rule_answer_error(&mut self.process.consumer, flow_id, &self.config)
+        super::rule_apply::rule_answer_error(&mut self.process.consumer, flow_id, &self.config)
     }
 
     /// RULE.md's `waiting` for `flow_id` now, `arrival` counted (the explanation asks a rule and strict there).
     pub fn waiting(&mut self, flow_id: &str) -> Result<Vec<crate::rule::WaitingRow>, Stop> {
         let v2 = self.config.support_v2;
-        consumer::waiting_now(&mut self.process.consumer, flow_id, v2, true)
+        super::rule_apply::waiting_now(&mut self.process.consumer, flow_id, v2, true)
     }
 
     /// What the reader's rule returned at the last `rule_error`, taken once (the step report's message).
