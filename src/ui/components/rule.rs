@@ -166,7 +166,7 @@ pub fn RuleEditor() -> Html {
         Err(refusal) => (
             refusal.offset,
             html! {
-                <p class="error" role="alert" data-testid="rule-error">{ message(lang, &refusal.located(&draft.text)) }</p>
+                <p class="error" data-testid="rule-error">{ message(lang, &refusal.located(&draft.text)) }</p>
             },
         ),
         Ok(rule) => (
@@ -188,7 +188,9 @@ pub fn RuleEditor() -> Html {
                     autocomplete="off" autocapitalize="off" {rows} value={draft.text.to_string()} oninput={on_text}
                     aria-invalid={checked.is_err().then_some("true")} aria-describedby="rule-verdict" />
             </div>
-            <div id="rule-verdict" data-checked={draft.text.to_string()}>{ verdict }</div>
+            // Polite, not an alert: the verdict changes at every keystroke, and a screen reader should say it
+            // once the reader pauses.
+            <div id="rule-verdict" aria-live="polite" data-checked={draft.text.to_string()}>{ verdict }</div>
             <label>{ t(lang, "rule.effect") }{ " " }
                 <select data-testid="rule-effect" onchange={on_effect} ref={effect_select}>
                     { for RuleEffect::ALL.into_iter().map(|e| html! {
