@@ -318,18 +318,8 @@ fn no_input_panics_hangs_or_is_refused_without_a_reason() {
     assert!(accepted > 0 && refused > 0, "the run reached both paths");
 }
 
+/// What a generated rule is made of besides `waiting`'s columns (`rule::COLUMNS`, picked as often).
 const RULE_TOKENS: &[&str] = &[
-    "event_id",
-    "seq",
-    "kind",
-    "schema",
-    "state",
-    "reason",
-    "last_seq",
-    "flow_state",
-    "held",
-    "problem",
-    "arrival",
     "'apply'",
     "'block'",
     "'skip'",
@@ -383,6 +373,15 @@ const RULE_TOKENS: &[&str] = &[
     "EXISTS",
 ];
 
+/// A column of `waiting` or another token, half and half.
+fn token(rng: &mut Rng) -> &'static str {
+    if rng.below(2) == 0 {
+        outbox_core::rule::COLUMNS[rng.below(outbox_core::rule::COLUMNS.len())]
+    } else {
+        RULE_TOKENS[rng.below(RULE_TOKENS.len())]
+    }
+}
+
 /// A SELECT over `waiting`, more or less well formed: columns, function calls, operators, clauses.
 fn rule_text(rng: &mut Rng) -> String {
     if rng.below(2) == 0 {
@@ -393,13 +392,9 @@ fn rule_text(rng: &mut Rng) -> String {
         (0..n)
             .map(|_| {
                 if rng.below(4) == 0 {
-                    format!(
-                        "{}({})",
-                        rng.pick(rulegen::FUNCTIONS),
-                        rng.pick(RULE_TOKENS)
-                    )
+                    format!("{}({})", rng.pick(rulegen::FUNCTIONS), token(rng))
                 } else {
-                    rng.pick(RULE_TOKENS).to_owned()
+                    token(rng).to_owned()
                 }
             })
             .collect::<Vec<_>>()
