@@ -579,6 +579,19 @@ fn the_hand_written_trace_writer_writes_what_serde_writes() {
         Step::ClearFault {
             target: FaultTarget::EffectInsert,
         },
+        Step::SetSynchronous {
+            mode: outbox_core::protocol::Synchronous::Off,
+        },
+        Step::Checkpoint,
+        Step::PowerCut {
+            databases: vec![outbox_core::protocol::Role::Consumer],
+        },
+        Step::PowerCut {
+            databases: vec![
+                outbox_core::protocol::Role::Producer,
+                outbox_core::protocol::Role::Consumer,
+            ],
+        },
     ];
     let setup = ConsumerSetup::builtin(Ordering::SkipBlocked, true);
     let mut traces = vec![
@@ -601,3 +614,6 @@ fn the_hand_written_trace_writer_writes_what_serde_writes() {
 
 #[path = "core/rules.rs"]
 mod rules;
+
+#[path = "core/power.rs"]
+mod power;

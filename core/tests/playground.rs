@@ -353,3 +353,61 @@ fn an_unopened_playground_shows_what_fresh_databases_hold_and_opens_on_first_use
     );
     assert!(!preset.entries.is_empty());
 }
+
+/// The badge checks no_loss beside the consumer's invariant: experiment 1's unsafe dual write is red from its
+/// first step, although the consumer's tables are fine.
+#[test]
+fn the_badge_turns_red_on_a_loss_the_consumer_cannot_see() {
+    let mut pg = fresh();
+    pg.apply(Command::LoadPreset(0));
+    assert!(!pg.invariant.holds);
+    assert_eq!(
+        pg.invariant.violations,
+        ["no_loss: flow A committed seq 1 but the outbox holds 0 of its events"]
+    );
+    assert_eq!(pg.broke_at, Some(0));
+    // Every other experiment's badge is what its consumer's invariant says: none of them loses anything.
+    for i in 1..outbox_core::experiments::ALL.len() {
+        let mut pg = fresh();
+        pg.apply(Command::LoadPreset(i));
+        let consumer = outbox_core::protocol::invariant::check(&pg.snapshot);
+        assert_eq!(pg.invariant, consumer, "experiment {}", i + 1);
+    }
+}
+
+/// The page's power cut: under NORMAL the acknowledged event the consumer's disk had not synced is gone and
+/// the badge names it; under FULL nothing is lost and the page says why.
+#[test]
+fn a_power_cut_loses_what_was_not_synced_and_says_so() {
+    use outbox_core::protocol::{Role, Synchronous};
+    let deliver_and_cut = |mode: Synchronous| {
+        let mut pg = fresh();
+        pg.apply(Command::SetSynchronous(mode));
+        pg.apply(Command::Advance("A".into()));
+        pg.apply(Command::DeliverAll);
+        pg.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
+        pg.apply(Command::PowerCut(vec![Role::Consumer]));
+        pg
+    };
+    let pg = deliver_and_cut(Synchronous::Normal);
+    assert_eq!(pg.synchronous(), Synchronous::Normal);
+    assert_eq!(pg.notice, Some(Notice::PowerCut(Synchronous::Normal, 1)));
+    assert_eq!(pg.armed, None, "the cut ended the process that was armed");
+    assert!(pg.snapshot.consumer.inbox.is_empty());
+    assert!(!pg.invariant.holds);
+    assert_eq!(pg.broke_at, Some(3));
+    let svg = outbox_core::diagram::svg(
+        &outbox_core::diagram::Diagram::of(&pg, outbox_core::lang::Lang::En),
+        outbox_core::diagram::Style::File { dark: false },
+    );
+    assert!(svg.contains(r#"<g data-kind="power_cut" data-databases="consumer" data-lost="1">"#));
+    assert!(svg.contains("lost 1 unsynced rows"));
+    // The trace carries the cut: replayed, the same loss.
+    let doc = outbox_core::trace::replay(&pg.trace()).unwrap();
+    assert!(doc.consumer.inbox.is_empty());
+
+    let pg = deliver_and_cut(Synchronous::Full);
+    assert_eq!(pg.notice, Some(Notice::PowerCut(Synchronous::Full, 0)));
+    assert_eq!(pg.snapshot.consumer.inbox.len(), 1);
+    assert!(pg.invariant.holds);
+}

@@ -4,7 +4,7 @@
 //! caught breaking it. A failure prints the trace that reproduces it (`experiments replay FILE`).
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_core::protocol::{invariant, Boundary, Ordering, Outcome};
+use outbox_core::protocol::{invariant, Boundary, Ordering, Outcome, Role, Synchronous};
 use outbox_core::trace::{ConsumerSetup, Session, Step, Trace};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -88,6 +88,15 @@ fn step() -> impl Strategy<Value = Step> {
         3 => flow().prop_map(Step::apply),
         2 => prop::option::of(1..6i64).prop_map(Step::process_all),
         1 => any::<bool>().prop_map(|on| Step::SetSupportV2 { on }),
+        // Power loss: a cut puts a database back to what its disk synced, a consistent committed state.
+        1 => prop::sample::select(&Synchronous::ALL[..]).prop_map(|mode| Step::SetSynchronous { mode }),
+        1 => Just(Step::Checkpoint),
+        1 => prop::sample::select(vec![
+            vec![Role::Producer],
+            vec![Role::Consumer],
+            vec![Role::Producer, Role::Consumer],
+        ])
+        .prop_map(|databases| Step::PowerCut { databases }),
     ];
     (plain, boundary()).prop_map(|(s, b)| s.with_crash_at(b))
 }

@@ -12,14 +12,17 @@ use crate::json::clip;
 pub use crate::lang::gloss;
 use crate::lang::Lang;
 use crate::playground::{Entry, Playground};
-use crate::protocol::{ApplyResult, Boundary, FlowStop, Outcome};
+use crate::protocol::{ApplyResult, FlowStop, Outcome};
 use crate::trace::Step;
 use std::fmt::Write as _;
 use style::file_style;
 use text::emit;
 
+mod cuts;
 mod style;
 mod text;
+
+use cuts::{describe_power, ends_processes, power_cut, restart, rolled_back};
 
 pub const WIDTH: usize = 460;
 pub const HEADER: usize = 44;
@@ -79,30 +82,6 @@ fn w(lang: Lang, en: &'static str, zh: &'static str) -> &'static str {
     }
 }
 
-/// What a crash at `boundary` rolled back (the boundary's transaction was open, or already committed).
-fn rolled_back(lang: Lang, boundary: Boundary) -> &'static str {
-    use Boundary::*;
-    match boundary {
-        ProducerAfterState => w(lang, "rolled back: the state change", "已回滚：状态更新"),
-        ProducerAfterOutbox => w(
-            lang,
-            "rolled back: state and outbox row",
-            "已回滚：状态与 outbox 行",
-        ),
-        ReceiveAfterInsert => w(lang, "rolled back: the inbox row", "已回滚：inbox 行"),
-        RelayAfterMark => w(lang, "rolled back: accepted=1", "已回滚：accepted=1"),
-        ApplyAfterProjection | ApplyAfterEffect => w(
-            lang,
-            "rolled back: projection, effect, applied",
-            "已回滚：投影、效果与 applied 标记",
-        ),
-        ReceiveAfterCommit => w(lang, "committed; the ack was lost", "已提交；确认未返回"),
-        ProducerAfterCommit | RelayAfterMarkCommit | ApplyAfterCommit => {
-            w(lang, "committed; nothing rolled back", "已提交；没有回滚")
-        }
-    }
-}
-
 /// The flow a step is about, if any (a `receive` names it inside its event).
 fn step_flow(step: &Step) -> Option<&str> {
     match step {
@@ -157,6 +136,9 @@ pub fn describe(step: &Step) -> String {
         Step::SetSupportV2 { on } => format!("set_support_v2 {on}"),
         Step::InjectFault { target } => format!("inject_fault {}", target.name()),
         Step::ClearFault { target } => format!("clear_fault {}", target.name()),
+        Step::SetSynchronous { .. } | Step::Checkpoint | Step::PowerCut { .. } => {
+            describe_power(step)
+        }
     }
 }
 
@@ -316,8 +298,8 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
         &[i + 1, top, WIDTH, ROW, y + 4, i + 1],
         &[&what, &result],
     );
-    // A restart before this step: the previous one crashed.
-    if i > 0 && d.entries[i - 1].report.result == Outcome::Crashed {
+    // A restart before this step: the previous one crashed, or the power came back.
+    if i > 0 && ends_processes(&d.entries[i - 1]) {
         restart(s, i, top + 2, lang);
     }
     let fc = step_flow(&entry.step).map_or("f0", |f| flows.class(f));
@@ -375,7 +357,11 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
                 );
             }
         },
-        Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => {
+        Step::SetSupportV2 { .. }
+        | Step::InjectFault { .. }
+        | Step::ClearFault { .. }
+        | Step::SetSynchronous { .. }
+        | Step::Checkpoint => {
             emit(
                 s,
                 r##"<text class="why" x="#" y="#">$</text>"##,
@@ -383,6 +369,7 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
                 &[&clip(&what, 34)],
             );
         }
+        Step::PowerCut { databases } => power_cut(s, lang, databases, r.lost_rows, top),
         Step::Apply { .. } | Step::ProcessAll { .. } => {}
     }
     if let Some((first, second)) = apply_lines(lang, entry) {
@@ -451,6 +438,10 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
             restart(s, i + 1, top + ROW, lang);
         }
     }
+    // The power came back after the last step: the processes restart by themselves.
+    if i + 1 == d.entries.len() && matches!(entry.step, Step::PowerCut { .. }) {
+        restart(s, i + 1, top + ROW, lang);
+    }
     if d.broke_at == Some(i) {
         emit(
             s,
@@ -460,13 +451,4 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
         );
     }
     s.push_str("</g>");
-}
-
-fn restart(s: &mut String, i: usize, y: usize, lang: Lang) {
-    emit(
-        s,
-        r##"<g data-kind="restart" data-step="#"><line class="restart" x1="4" y1="#" x2="#" y2="#"/><text class="ok rs" x="6" y="#">$</text></g>"##,
-        &[i, y, WIDTH - 4, y, y + 10],
-        &[w(lang, "↻ restart", "↻ 重启")],
-    );
 }

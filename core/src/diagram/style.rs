@@ -31,7 +31,7 @@ pub(super) fn file_style(dark: bool) -> String {
         "<style>svg{{background:{bg}}}text{{font:12px system-ui,-apple-system,'Segoe UI','PingFang SC','Noto Sans CJK SC',sans-serif;fill:{fg}}}\
 .head,.sub{{fill:{muted}}}.head{{font-weight:600}}.sub,.why,.num{{font-size:11px;fill:{muted}}}.lane{{stroke:{line};stroke-width:2}}\
 .band{{fill:transparent}}.now .band{{fill:{band}}}.later line,.later circle,.later path,.later .box{{opacity:.4}}.later text{{fill:{muted}}}.bad{{fill:{bad};font-weight:600}}.ok{{fill:{ok}}}\
-.msg{{stroke-width:2}}.cut{{stroke:{bad};stroke-width:2.5;stroke-dasharray:6 3}}.restart{{stroke:{ok};stroke-width:1.5}}.rs{{font-size:10px}}\
+.msg{{stroke-width:2}}.cut{{stroke:{bad};stroke-width:2.5;stroke-dasharray:6 3}}.cut.power{{stroke:{warn};stroke-width:4;stroke-dasharray:2 3}}.restart{{stroke:{ok};stroke-width:1.5}}.rs{{font-size:10px}}\
 .violation{{fill:none;stroke:{bad};stroke-width:2.5}}.box{{fill:{muted}}}.box.gap{{fill:{warn}}}.box.blocked{{fill:{bad}}}.dot.off{{fill:{muted}}}\
 .duplicate{{stroke-dasharray:4 3;opacity:.7}}.id_conflict,.sequence_conflict{{stroke:{bad}!important;fill:{bad}!important}}\
 .f0{{stroke:{f0};fill:{f0}}}.f1{{stroke:{f1};fill:{f1}}}.f2{{stroke:{f2};fill:{f2}}}.f3{{stroke:{f3};fill:{f3}}}</style>",

@@ -5,7 +5,7 @@
 
 use crate::checker::Property;
 use crate::lang::{gloss, Lang};
-use crate::protocol::system::{ConsumerTables, FlowRow, InboxRow};
+use crate::protocol::system::{ConsumerTables, InboxRow};
 use crate::protocol::{invariant, next_kind, Outcome, Snapshot};
 use crate::trace::{Session, Step, StepReport, Trace};
 use std::collections::BTreeSet;
@@ -24,8 +24,9 @@ mod consumer;
 mod progress;
 mod rule;
 
+use crate::protocol::invariant::lost;
 use consumer::consumer_text;
-use progress::{loss, lost, stalled};
+use progress::{loss, stalled};
 
 /// Why a history broke, for a reader.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,9 +38,17 @@ pub struct Explanation {
     pub text: String,
 }
 
-/// Why the invariant fails on this trace's history; `Ok(None)` when it holds after every step.
+/// Why the player's badge turned red on this trace's history — the consumer's invariant, else `no_loss` —
+/// `Ok(None)` when both hold after every step.
 pub fn explain(trace: &Trace, lang: Lang) -> Result<Option<Explanation>, String> {
-    Ok(explain_plain(trace, lang)?.map(|x| rule::with_rule(trace, x, None, lang)))
+    let x = match explain_plain(trace, lang)? {
+        Some(x) => Some(x),
+        None => {
+            let r = replay(trace, |s| lost(s).is_some())?;
+            r.at.and_then(|at| loss(&r, trace, at, lang))
+        }
+    };
+    Ok(x.map(|x| rule::with_rule(trace, x, None, lang)))
 }
 
 fn explain_plain(trace: &Trace, lang: Lang) -> Result<Option<Explanation>, String> {

@@ -1,27 +1,8 @@
 //! The producer's and the relay's faults (`no_loss`) and a flow left stalled (`completion`).
 
 use super::*;
-
-/// What `no_loss` finds lost: a committed transition without its outbox row, or an acknowledged event the
-/// inbox lacks.
-pub(super) enum Loss<'a> {
-    Unsent(&'a FlowRow, usize),
-    Dropped(&'a str),
-}
-
-pub(super) fn lost(s: &Snapshot) -> Option<Loss<'_>> {
-    let p = &s.producer;
-    for f in &p.flow {
-        let rows = p.outbox.iter().filter(|o| o.flow_id == f.flow_id).count();
-        if rows as i64 != f.seq {
-            return Some(Loss::Unsent(f, rows));
-        }
-    }
-    p.outbox
-        .iter()
-        .find(|o| o.accepted == 1 && !s.consumer.inbox.iter().any(|r| r.event_id == o.event_id))
-        .map(|o| Loss::Dropped(&o.event_id))
-}
+use crate::protocol::invariant::{lost, Loss};
+use crate::protocol::Synchronous;
 
 pub(super) fn loss(r: &Replay, trace: &Trace, at: usize, lang: Lang) -> Option<Explanation> {
     let (n, what) = (at + 1, r.what(trace, at));
@@ -49,6 +30,9 @@ pub(super) fn loss(r: &Replay, trace: &Trace, at: usize, lang: Lang) -> Option<E
                     "第 {n} 步（{what}）之后，流程 {f} 已提交到 seq {seq}，状态 {state}，outbox 里却只有它的 {rows} 条事件：状态迁移没有对应的事件。{fix}"
                 ),
             }
+        }
+        Loss::Dropped(ev) if matches!(trace.steps[at], Step::PowerCut { .. }) => {
+            return Some(power_loss(r, trace, at, ev, lang));
         }
         Loss::Dropped(ev) => say!(
             lang,
@@ -121,4 +105,52 @@ pub(super) fn stalled(r: &Replay, trace: &Trace, lang: Lang) -> Option<Explanati
         ),
     };
     Some(done(Some(last), steps, text))
+}
+
+/// An acknowledged event a power cut took from the consumer's disk: its receive had committed, but under
+/// `synchronous` NORMAL or OFF the commit had not been synced when the power went.
+#[cold]
+#[inline(never)]
+fn power_loss(r: &Replay, trace: &Trace, at: usize, ev: &str, lang: Lang) -> Explanation {
+    let n = at + 1;
+    let mode = trace.steps[..at]
+        .iter()
+        .rev()
+        .find_map(|s| match s {
+            Step::SetSynchronous { mode } => Some(*mode),
+            _ => None,
+        })
+        .unwrap_or_default();
+    // Spelled out: `to_uppercase` would bring Unicode's case tables (13 KB) into the page.
+    let sync = match mode {
+        Synchronous::Full => "FULL",
+        Synchronous::Normal => "NORMAL",
+        Synchronous::Off => "OFF",
+    };
+    let got = r.arrived.iter().find(|(id, _)| id == ev).map(|(_, i)| *i);
+    let when = match (got, lang) {
+        (Some(i), Lang::En) => format!(" at step {} ({})", i + 1, r.what(trace, i)),
+        (Some(i), Lang::Zh) => format!("（第 {} 步，{}）", i + 1, r.what(trace, i)),
+        (None, _) => String::new(),
+    };
+    let why = match mode {
+        Synchronous::Off => say!(
+            lang,
+            "under synchronous={sync} SQLite never syncs, so nothing it committed was sure to be on disk",
+            "在 synchronous={sync} 下 SQLite 从不同步，它提交的任何东西都不一定在磁盘上"
+        ),
+        _ => say!(
+            lang,
+            "under synchronous={sync} SQLite syncs its WAL only at a checkpoint, so a commit since the last checkpoint lived only in the operating system's memory",
+            "在 synchronous={sync} 下 SQLite 只在检查点同步 WAL，上一个检查点之后的提交只在操作系统的内存里"
+        ),
+    };
+    let text = say!(
+        lang,
+        "The consumer committed {ev} to its inbox{when} and answered accepted, and the producer marked it accepted = 1. Step {n} (power cut) then took away what the consumer's disk had not synced: {why}. The inbox no longer holds {ev}, the outbox says it was delivered, and no relay will send it again: acknowledged and lost. With synchronous=FULL (the protocol's setting) a commit is on disk before receive answers, and a power cut loses nothing that was acknowledged.",
+        "消费端把 {ev} 提交进 inbox{when}并回答 accepted，生产端随即把它标为 accepted = 1。第 {n} 步（断电）拿走了消费端磁盘上尚未同步的内容：{why}。inbox 里不再有 {ev}，outbox 却说它已送达，relay 也不会再发：已确认却丢失。用 synchronous=FULL（协议的设置），提交在 receive 回答之前就已落盘，断电不会丢掉任何已确认的东西。"
+    );
+    let mut steps = vec![at];
+    steps.extend(got);
+    done(Some(at), steps, text)
 }

@@ -4,6 +4,7 @@
 //! and the article's experiments compared with the live result ([`preset`]). Tested natively by
 //! `cargo test -p outbox-core --test playground`; the page's reducer maps an action to one call here.
 
+mod power;
 pub mod preset;
 pub mod replay;
 mod wire;
@@ -13,7 +14,8 @@ pub use replay::{Loader, Replay, Replayed, Seeker};
 pub use wire::Card;
 
 use crate::protocol::{
-    invariant, next_kind, Boundary, FaultTarget, Invariant, Ordering, Outcome, Snapshot, SqlLine,
+    invariant, next_kind, Boundary, FaultTarget, Invariant, Ordering, Outcome, Role, Snapshot,
+    SqlLine, Synchronous,
 };
 use crate::trace::{ConsumerSetup, Session, Step, StepReport, Trace};
 use std::cell::{RefCell, RefMut};
@@ -77,6 +79,8 @@ pub enum Notice {
     Restarted(Option<Boundary>),
     /// A restart with no crash before it: nothing changes, since every table is already what was committed.
     CleanRestart,
+    /// The power went out under this `synchronous`, taking this many committed rows with it.
+    PowerCut(Synchronous, usize),
     Error(String),
 }
 
@@ -97,6 +101,11 @@ pub enum Command {
     SetSupportV2(bool),
     /// Installs or drops a rejecting trigger (experiment 10).
     Fault(FaultTarget, bool),
+    /// `PRAGMA synchronous` of both databases from now on.
+    SetSynchronous(Synchronous),
+    Checkpoint,
+    /// The power goes out where these databases run.
+    PowerCut(Vec<Role>),
     SetSchema2(bool),
     AddFlow(String),
     Arm(Option<Boundary>),
@@ -350,6 +359,9 @@ impl Playground {
                     Step::ClearFault { target }
                 });
             }
+            Command::SetSynchronous(mode) => self.power(Step::SetSynchronous { mode }),
+            Command::Checkpoint => self.power(Step::Checkpoint),
+            Command::PowerCut(databases) => self.power(Step::PowerCut { databases }),
             Command::SetSchema2(on) => self.schema2 = on,
             Command::AddFlow(flow) => self.add_flow(&flow),
             Command::Arm(boundary) => self.armed = boundary,
@@ -439,7 +451,7 @@ impl Playground {
         let snapshot = self.session.get().and_then(|session| session.snapshot());
         match snapshot {
             Ok(s) => {
-                self.invariant = invariant::check(&s);
+                self.invariant = invariant::check_with_loss(&s);
                 self.snapshot = Rc::new(s);
             }
             Err(e) => self.notice = Some(Notice::Error(e)),

@@ -148,10 +148,10 @@ impl Replay for Loader {
         } else {
             std::mem::take(&mut report.sql)
         });
-        // The first step after which the invariant fails, found as the replay goes (in its slices), reading the
-        // consumer's rows only after a step that can change them.
-        if fresh.broke_at.is_none() && step.may_change_consumer_rows() {
-            let holds = fresh.session.get()?.check_invariant().map(|i| i.holds);
+        // The first step after which the badge turns red, found as the replay goes (in its slices), reading the
+        // rows only after a step that can change what it checks.
+        if fresh.broke_at.is_none() && step.may_break_badge() {
+            let holds = fresh.session.get()?.check_badge().map(|i| i.holds);
             if holds == Ok(false) {
                 fresh.broke_at = Some(self.next);
             }

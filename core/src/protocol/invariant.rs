@@ -2,7 +2,7 @@
 //! prefix `1..last_seq` of the events the consumer accepted, no event leaves more than one effect, and the
 //! projection agrees with the last effect.
 
-use super::system::Snapshot;
+use super::system::{FlowRow, Snapshot};
 use super::{held_after, next_kind};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,6 +11,45 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Invariant {
     pub holds: bool,
     pub violations: Vec<String>,
+}
+
+/// What `no_loss` finds lost: a committed transition without its outbox row, or an acknowledged event the
+/// inbox lacks.
+pub enum Loss<'a> {
+    Unsent(&'a FlowRow, usize),
+    Dropped(&'a str),
+}
+
+pub fn lost(s: &Snapshot) -> Option<Loss<'_>> {
+    let p = &s.producer;
+    for f in &p.flow {
+        let rows = p.outbox.iter().filter(|o| o.flow_id == f.flow_id).count();
+        if rows as i64 != f.seq {
+            return Some(Loss::Unsent(f, rows));
+        }
+    }
+    p.outbox
+        .iter()
+        .find(|o| o.accepted == 1 && !s.consumer.inbox.iter().any(|r| r.event_id == o.event_id))
+        .map(|o| Loss::Dropped(&o.event_id))
+}
+
+/// The player's badge: the consumer's invariant and `no_loss` beside it, as the checker checks both.
+pub fn check_with_loss(snapshot: &Snapshot) -> Invariant {
+    let mut i = check(snapshot);
+    let lost = match lost(snapshot) {
+        None => return i,
+        Some(Loss::Unsent(f, rows)) => format!(
+            "no_loss: flow {} committed seq {} but the outbox holds {rows} of its events",
+            f.flow_id, f.seq
+        ),
+        Some(Loss::Dropped(ev)) => {
+            format!("no_loss: {ev} is marked accepted but the inbox does not hold it")
+        }
+    };
+    i.holds = false;
+    i.violations.push(lost);
+    i
 }
 
 pub fn check(snapshot: &Snapshot) -> Invariant {

@@ -17,5 +17,5 @@ pub use db::{Role, SqlLine, Stop};
 pub use invariant::Invariant;
 pub use producer::{Transition, WriteMode};
 pub use results::*;
-pub use system::{FaultTarget, Snapshot, System};
+pub use system::{FaultTarget, Snapshot, Synchronous, System};
 pub use types::*;

@@ -3,7 +3,7 @@
 
 use super::{ConsumerSetup, Op, Step, Trace, Write, MAX_STEPS, MAX_TRACE_BYTES, TRACE_FORMAT};
 use crate::json::{json_type, short_json, short_str, Fields};
-use crate::protocol::Ordering;
+use crate::protocol::{Ordering, Role};
 use crate::rule::{Rule, RuleEffect};
 use crate::words::Word;
 use serde_json::Value;
@@ -160,6 +160,9 @@ fn fields_of(op: Op) -> &'static [&'static str] {
         Op::ProcessAll => &["limit", "crash_at"],
         Op::SetSupportV2 => &["on"],
         Op::InjectFault | Op::ClearFault => &["target"],
+        Op::SetSynchronous => &["mode"],
+        Op::Checkpoint => &[],
+        Op::PowerCut => &["databases"],
     }
 }
 
@@ -177,10 +180,13 @@ fn step_from_value(raw: Value) -> Result<Step, String> {
     })?;
     let fields = fields_of(op);
     if let Some(extra) = f.unknown(fields) {
+        let expected = match fields {
+            [] => "no fields".to_owned(),
+            _ => crate::json::quoted_list(fields),
+        };
         return Err(format!(
-            "unknown field `{}`, expected {}",
-            short_str(extra),
-            crate::json::quoted_list(fields)
+            "unknown field `{}`, expected {expected}",
+            short_str(extra)
         ));
     }
     let crash_at = f.opt("crash_at", Fields::word)?;
@@ -226,5 +232,50 @@ fn step_from_value(raw: Value) -> Result<Step, String> {
         Op::ClearFault => Step::ClearFault {
             target: f.word("target")?,
         },
+        Op::SetSynchronous => Step::SetSynchronous {
+            mode: f.word("mode")?,
+        },
+        Op::Checkpoint => Step::Checkpoint,
+        Op::PowerCut => Step::PowerCut {
+            databases: databases(f.take("databases"))?,
+        },
     })
+}
+
+/// `power_cut`'s `databases`: `producer`, `consumer` or both, each at most once.
+#[cold]
+#[inline(never)]
+fn databases(raw: Option<Value>) -> Result<Vec<Role>, String> {
+    let expected = || format!("a list of one or two of {}", Role::listed());
+    let Some(Value::Array(items)) = raw else {
+        return Err(match raw {
+            None => format!("missing field `databases` ({})", expected()),
+            Some(v) => format!(
+                "field `databases` must be {}, got {}",
+                expected(),
+                json_type(&v)
+            ),
+        });
+    };
+    let mut out = Vec::new();
+    for item in &items {
+        let role = item.as_str().and_then(Role::from_name).ok_or_else(|| {
+            format!(
+                "field `databases`: {} is not one of {}",
+                short_json(item),
+                Role::listed()
+            )
+        })?;
+        if out.contains(&role) {
+            return Err(format!("field `databases` names `{role}` twice"));
+        }
+        out.push(role);
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "field `databases` is empty; expected {}",
+            expected()
+        ));
+    }
+    Ok(out)
 }

@@ -29,6 +29,9 @@ pub struct StepReport {
     /// The statements both databases ran, when the session logs SQL (not part of the result format).
     #[serde(skip)]
     pub sql: Vec<SqlLine>,
+    /// The committed rows a power cut took away or changed back (not part of the result format).
+    #[serde(skip)]
+    pub lost_rows: usize,
     /// The boundaries this step crossed (not part of the result format).
     #[serde(skip)]
     pub passed: Vec<Boundary>,
@@ -52,6 +55,7 @@ impl StepReport {
             relayed: None,
             applied: 0,
             sql: Vec::new(),
+            lost_rows: 0,
             passed: Vec::new(),
             effects: Vec::new(),
         }

@@ -66,6 +66,11 @@ impl Session {
         self.system.config.ordering
     }
 
+    /// `PRAGMA synchronous` of both databases now.
+    pub fn synchronous(&self) -> protocol::Synchronous {
+        self.system.synchronous()
+    }
+
     /// The consumer this session runs, as a trace's setup.
     pub fn setup(&self) -> ConsumerSetup {
         let c = &self.system.config;
@@ -186,6 +191,9 @@ impl Session {
                 sys.clear_fault(*target)
                     .map(|()| StepReport::new(op, Outcome::Ok)),
             ),
+            Step::SetSynchronous { .. } | Step::Checkpoint | Step::PowerCut { .. } => {
+                power_step(sys, step)
+            }
         }
     }
 
@@ -231,6 +239,11 @@ impl Session {
         Ok(protocol::invariant::check(&view))
     }
 
+    /// The player's badge: the invariant and `no_loss` over both databases' committed tables.
+    pub fn check_badge(&self) -> Result<Invariant, String> {
+        Ok(protocol::invariant::check_with_loss(&self.snapshot()?))
+    }
+
     /// Both databases' committed tables.
     pub fn snapshot(&self) -> Result<Snapshot, String> {
         self.system.snapshot().map_err(stop_message)
@@ -240,6 +253,25 @@ impl Session {
     pub fn result(&self, steps: Vec<StepReport>) -> Result<ResultDoc, String> {
         Ok(ResultDoc::new(steps, self.snapshot()?))
     }
+}
+
+/// TRACE.md's three power steps, out of line: the page's first load carries `step` but not these.
+#[cold]
+#[inline(never)]
+fn power_step(sys: &mut System, step: &Step) -> StepReport {
+    let op = step.op();
+    let r = match step {
+        Step::SetSynchronous { mode } => sys.set_synchronous(*mode).map(|()| 0),
+        Step::PowerCut { databases } => sys.power_cut(databases),
+        _ => sys.checkpoint().map(|()| 0),
+    };
+    finish(
+        op,
+        r.map(|lost_rows| StepReport {
+            lost_rows,
+            ..StepReport::new(op, Outcome::Ok)
+        }),
+    )
 }
 
 pub(crate) fn rejected(op: Op, message: String) -> StepReport {

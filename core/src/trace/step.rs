@@ -2,8 +2,8 @@
 
 use super::{MAX_PROCESS_LIMIT, TRACE_FORMAT};
 use crate::protocol::{
-    self, check_id, check_int_range, Boundary, Event, FaultTarget, Ordering, Transition,
-    EXPECTED_SEQ_MAX,
+    self, check_id, check_int_range, Boundary, Event, FaultTarget, Ordering, Role, Synchronous,
+    Transition, EXPECTED_SEQ_MAX,
 };
 #[cfg(not(target_arch = "wasm32"))]
 use serde::Serialize;
@@ -21,6 +21,9 @@ words! {
         SetSupportV2 = "set_support_v2",
         InjectFault = "inject_fault",
         ClearFault = "clear_fault",
+        SetSynchronous = "set_synchronous",
+        Checkpoint = "checkpoint",
+        PowerCut = "power_cut",
     }
 }
 
@@ -125,6 +128,16 @@ pub enum Step {
     ClearFault {
         target: FaultTarget,
     },
+    /// `PRAGMA synchronous` of both databases from here on.
+    SetSynchronous {
+        mode: Synchronous,
+    },
+    /// A checkpoint of both databases (under NORMAL, the moment their disks sync).
+    Checkpoint,
+    /// The power goes out where these databases run: each keeps only what its disk synced.
+    PowerCut {
+        databases: Vec<Role>,
+    },
 }
 
 impl Step {
@@ -140,6 +153,9 @@ impl Step {
             Step::SetSupportV2 { .. } => Op::SetSupportV2,
             Step::InjectFault { .. } => Op::InjectFault,
             Step::ClearFault { .. } => Op::ClearFault,
+            Step::SetSynchronous { .. } => Op::SetSynchronous,
+            Step::Checkpoint => Op::Checkpoint,
+            Step::PowerCut { .. } => Op::PowerCut,
         }
     }
 
@@ -152,7 +168,14 @@ impl Step {
                 | Step::Receive { .. }
                 | Step::Apply { .. }
                 | Step::ProcessAll { .. }
+                | Step::PowerCut { .. }
         )
+    }
+
+    /// Whether this step can change what the player's badge checks: the consumer's rows (the invariant) or a
+    /// loss (`no_loss`: a state committed without its outbox row, an accepted mark, a power cut).
+    pub fn may_break_badge(&self) -> bool {
+        self.may_change_consumer_rows() || matches!(self, Step::UnsafeDualWrite(_))
     }
 
     fn crash_slot(&mut self) -> Option<&mut Option<Boundary>> {
@@ -162,7 +185,7 @@ impl Step {
             | Step::Receive { crash_at, .. }
             | Step::Apply { crash_at, .. }
             | Step::ProcessAll { crash_at, .. } => Some(crash_at),
-            Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => None,
+            _ => None,
         }
     }
 
@@ -174,7 +197,7 @@ impl Step {
             | Step::Receive { crash_at, .. }
             | Step::Apply { crash_at, .. }
             | Step::ProcessAll { crash_at, .. } => *crash_at,
-            Step::SetSupportV2 { .. } | Step::InjectFault { .. } | Step::ClearFault { .. } => None,
+            _ => None,
         }
     }
 
@@ -318,6 +341,22 @@ impl Step {
             Step::InjectFault { target } | Step::ClearFault { target } => {
                 field(out, "target");
                 json_str(out, target.name());
+            }
+            Step::SetSynchronous { mode } => {
+                field(out, "mode");
+                json_str(out, mode.name());
+            }
+            Step::Checkpoint => {}
+            Step::PowerCut { databases } => {
+                field(out, "databases");
+                out.push('[');
+                for (i, db) in databases.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    json_str(out, db.name());
+                }
+                out.push(']');
             }
         }
         if let Some(b) = self.crash_at() {

@@ -4,7 +4,7 @@ use crate::ui::i18n::{t, tf};
 use crate::ui::state::{Act, Action};
 use crate::ui::Ctx;
 use outbox_core::playground::Command;
-use outbox_core::protocol::{Boundary, FaultTarget, Ordering};
+use outbox_core::protocol::{Boundary, FaultTarget, Ordering, Role, Synchronous};
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -166,6 +166,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
             <button data-testid="restart" onclick={restart} class={classes!(model.down.is_some().then_some("urgent"))}>
                 { t(lang, "btn.restart") }</button>
             if full {
+            <Power />
             <button data-testid="reset" onclick={reset}>{ t(lang, "btn.reset") }</button>
             <button data-testid="export" onclick={export}>{ t(lang, "btn.export") }</button>
             if !model.flows.iter().any(|f| f == "B") {
@@ -176,5 +177,79 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 <p class="armed" role="status">{ tf(lang, "crash.armed", &[b.name()]) }</p>
             }
         </section>
+    }
+}
+
+/// `synchronous`, *Checkpoint* and *⚡ Power cut…*, whose menu asks whose machine loses power. The menu's
+/// buttons are drawn only while it is open, so the first load carries none of what they do.
+#[component]
+fn Power() -> Html {
+    let open = use_state(|| false);
+    let Some(model) = use_context::<Ctx>() else {
+        return html! {};
+    };
+    let lang = model.lang;
+    let on_sync = {
+        let model = model.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            model.act(Command::SetSynchronous(
+                Synchronous::from_name(&v).unwrap_or_default(),
+            ));
+        })
+    };
+    let checkpoint = {
+        let model = model.clone();
+        Callback::from(move |_| model.act(Command::Checkpoint))
+    };
+    let toggle = {
+        let open = open.clone();
+        Callback::from(move |_| open.set(!*open))
+    };
+    let sync = model.synchronous();
+    html! {
+        <>
+            <label>{ "synchronous" }
+                <select data-testid="synchronous-select" onchange={on_sync} title={t(lang, "sync.title")}>
+                    { for Synchronous::ALL.into_iter().map(|m| html! {
+                        <option value={m.name()} selected={sync == m}>{ t(lang, &format!("sync.{}", m.name())) }</option>
+                    }) }
+                </select>
+            </label>
+            <button data-testid="checkpoint" onclick={checkpoint} title={t(lang, "checkpoint.title")}>
+                { t(lang, "btn.checkpoint") }</button>
+            <div class="power">
+                <button data-testid="power-cut" aria-expanded={open.to_string()} aria-controls="power-menu"
+                    class={classes!((*open).then_some("open"))} onclick={toggle}>{ t(lang, "btn.power_cut") }</button>
+                if *open {
+                    { power_menu(&model, lang, open.clone()) }
+                }
+            </div>
+        </>
+    }
+}
+
+/// The power cut's three choices; choosing one closes the menu.
+#[cold]
+#[inline(never)]
+fn power_menu(model: &Ctx, lang: crate::ui::i18n::Lang, open: UseStateHandle<bool>) -> Html {
+    let cut = |name: &'static str, databases: &'static [Role]| {
+        let model = model.clone();
+        let open = open.clone();
+        let onclick = Callback::from(move |_| {
+            open.set(false);
+            model.act(Command::PowerCut(databases.to_vec()));
+        });
+        html! {
+            <button data-testid={format!("power-cut-{name}")} {onclick}>{ t(lang, &format!("power.{name}")) }</button>
+        }
+    };
+    html! {
+        <div class="menu" id="power-menu" role="group" aria-label={t(lang, "power.ask")}>
+            <p>{ t(lang, "power.ask") }</p>
+            { cut("producer", &[Role::Producer]) }
+            { cut("consumer", &[Role::Consumer]) }
+            { cut("both", &[Role::Producer, Role::Consumer]) }
+        </div>
     }
 }

@@ -7,7 +7,7 @@ use crate::ui::state::Notice;
 use crate::ui::Ctx;
 use outbox_core::playground::Command;
 use outbox_core::protocol::{ApplyResult, Outcome, Role};
-use outbox_core::trace::StepReport;
+use outbox_core::trace::{Op, StepReport};
 use yew::prelude::*;
 
 /// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema`.
@@ -35,6 +35,9 @@ pub fn reason(lang: Lang, report: &StepReport) -> String {
             "result.rule_error",
             &[&message(lang, report.message.as_deref().unwrap_or(""))],
         ),
+        Outcome::Ok if matches!(report.op, Op::PowerCut | Op::Checkpoint) => {
+            power_reason(lang, report)
+        }
         result => t(lang, &format!("result.{}", result.head())),
     };
     if report.result == Outcome::Rejected {
@@ -107,6 +110,7 @@ pub fn StatusBar(props: &StatusProps) -> Html {
     let notice = match &model.notice {
         Some(Notice::Restarted(_)) => Some(t(lang, "notice.restarted")),
         Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
+        Some(Notice::PowerCut(mode, lost)) => Some(power_notice(lang, *mode, *lost)),
         Some(Notice::Error(e)) => Some(tf(lang, "notice.error", &[&message(lang, e)])),
         None => None,
     };
@@ -246,4 +250,26 @@ pub fn rolled_back_lines(lines: &[outbox_core::protocol::SqlLine]) -> Vec<usize>
         }
     }
     out
+}
+
+/// What a power cut left, and why: under FULL nothing committed is lost; otherwise what the disks had not synced.
+#[cold]
+#[inline(never)]
+fn power_reason(lang: Lang, report: &StepReport) -> String {
+    match (report.op, report.lost_rows) {
+        (Op::Checkpoint, _) => t(lang, "result.checkpoint"),
+        (_, 0) => t(lang, "result.power_kept"),
+        (_, n) => tf(lang, "result.power_lost", &[&n.to_string()]),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn power_notice(lang: Lang, mode: outbox_core::protocol::Synchronous, lost: usize) -> String {
+    use outbox_core::protocol::Synchronous;
+    match (mode, lost) {
+        (Synchronous::Full, _) => t(lang, "notice.power_full"),
+        (_, 0) => tf(lang, "notice.power_kept", &[mode.name()]),
+        (_, n) => tf(lang, "notice.power_lost", &[&n.to_string(), mode.name()]),
+    }
 }

@@ -55,6 +55,8 @@ pub struct System {
     quick_restart: bool,
     /// A fault trigger may have been installed since the last wipe.
     faults: bool,
+    /// What each disk last synced (the page's power cut).
+    disks: power::Disks,
 }
 
 /// The two database files of a system on disk, inside one directory.
@@ -123,6 +125,7 @@ impl System {
             exit_hook: None,
             quick_restart: false,
             faults: false,
+            disks: power::Disks::default(),
         })
     }
 
@@ -165,6 +168,7 @@ impl System {
             exit_hook: None,
             quick_restart: false,
             faults: false,
+            disks: power::Disks::default(),
         })
     }
 
@@ -377,5 +381,7 @@ fn path_text(path: &Path) -> Result<String, Stop> {
         .ok_or_else(|| Stop::Sql(format!("{}: the path is not UTF-8", path.display())))
 }
 
+mod power;
 mod tables;
+pub use power::Synchronous;
 pub use tables::*;

@@ -35,6 +35,7 @@ impl System {
             self.faults = false;
         }
         self.config = config;
+        self.disks = super::power::Disks::default();
         self.settle()?;
         self.take_sql_log();
         self.take_passed();

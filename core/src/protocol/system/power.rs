@@ -1,0 +1,109 @@
+//! Power loss in the page's model: what each database's disk last synced, and a power cut that puts a
+//! database back to it. Under `synchronous=FULL` a commit is synced before it returns, so the disk holds every
+//! commit; under `NORMAL` SQLite's WAL is synced only at a checkpoint; under `OFF` never. The image is the
+//! committed rows at the last sync (the rows are what the protocol reads; the bytes would add nothing).
+
+use super::{ConsumerTables, ProducerTables, System};
+use crate::protocol::db::{Role, Stop};
+
+words! {
+    /// `PRAGMA synchronous` for both databases.
+    #[derive(Default)]
+    pub enum Synchronous {
+        #[default]
+        Full = "full",
+        Normal = "normal",
+        Off = "off",
+    }
+}
+
+/// The two disks' last synced images. `None`: the disk holds every commit (nothing unsynced).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Disks {
+    pub mode: Synchronous,
+    producer: Option<ProducerTables>,
+    consumer: Option<ConsumerTables>,
+}
+
+impl System {
+    pub fn synchronous(&self) -> Synchronous {
+        self.disks.mode
+    }
+
+    /// Changes `synchronous`. Leaving FULL, the disks hold what was committed so far; coming back to FULL
+    /// syncs at once (SQLite would at the next commit, which syncs the whole WAL: only a cut in between
+    /// differs, and the page shows none).
+    #[cold]
+    #[inline(never)]
+    pub fn set_synchronous(&mut self, mode: Synchronous) -> Result<(), Stop> {
+        if mode == Synchronous::Full {
+            self.disks = Disks::default();
+        } else if self.disks.mode == Synchronous::Full {
+            self.sync_now()?;
+        }
+        self.disks.mode = mode;
+        Ok(())
+    }
+
+    /// A checkpoint of both databases: under NORMAL it syncs (the WAL's frames reach the database file and
+    /// both are synced); under FULL everything is already synced; under OFF nothing is ever synced.
+    #[cold]
+    #[inline(never)]
+    pub fn checkpoint(&mut self) -> Result<(), Stop> {
+        if self.disks.mode == Synchronous::Normal {
+            self.sync_now()?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn sync_now(&mut self) -> Result<(), Stop> {
+        let now = self.snapshot()?;
+        self.disks.producer = Some(now.producer);
+        self.disks.consumer = Some(now.consumer);
+        Ok(())
+    }
+
+    /// The power goes out where `lose` run: each of those databases keeps only what its disk had synced, and
+    /// every process starts again (a cut is an exit of them all). Returns how many committed rows it took
+    /// away or changed back.
+    #[cold]
+    #[inline(never)]
+    pub fn power_cut(&mut self, lose: &[Role]) -> Result<usize, Stop> {
+        self.restart()?;
+        let now = self.snapshot()?;
+        let mut after = now.clone();
+        if lose.contains(&Role::Producer) {
+            if let Some(image) = &self.disks.producer {
+                after.producer = image.clone();
+            }
+        }
+        if lose.contains(&Role::Consumer) {
+            if let Some(image) = &self.disks.consumer {
+                after.consumer = ConsumerTables {
+                    support_v2: now.consumer.support_v2,
+                    ..image.clone()
+                };
+            }
+        }
+        if after == now {
+            return Ok(0);
+        }
+        self.load_changes(&now, &after)?;
+        let p = (&now.producer, &after.producer);
+        let c = (&now.consumer, &after.consumer);
+        Ok(differ(&p.0.flow, &p.1.flow)
+            + differ(&p.0.outbox, &p.1.outbox)
+            + differ(&c.0.inbox, &c.1.inbox)
+            + differ(&c.0.projection, &c.1.projection)
+            + differ(&c.0.effect, &c.1.effect))
+    }
+}
+
+/// Rows of `now` that `after` does not hold as they are, and rows of `after` that `now` lacks.
+#[inline(never)]
+fn differ<T: PartialEq>(now: &[T], after: &[T]) -> usize {
+    now.iter().filter(|r| !after.contains(r)).count()
+        + after.iter().filter(|r| !now.contains(r)).count()
+}
