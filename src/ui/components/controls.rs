@@ -206,6 +206,15 @@ fn Power() -> Html {
         let open = open.clone();
         Callback::from(move |_| open.set(!*open))
     };
+    // Escape closes the menu, as a menu does.
+    let on_key = {
+        let open = open.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                open.set(false);
+            }
+        })
+    };
     let sync = model.synchronous();
     html! {
         <>
@@ -218,8 +227,8 @@ fn Power() -> Html {
             </label>
             <button data-testid="checkpoint" onclick={checkpoint} title={t(lang, "checkpoint.title")}>
                 { t(lang, "btn.checkpoint") }</button>
-            <div class="power">
-                <button data-testid="power-cut" aria-expanded={open.to_string()} aria-controls="power-menu"
+            <div class="power" onkeydown={on_key}>
+                <button data-testid="power-cut" aria-expanded={open.to_string()} aria-controls={(*open).then_some("power-menu")}
                     class={classes!((*open).then_some("open"))} onclick={toggle}>{ t(lang, "btn.power_cut") }</button>
                 if *open {
                     { power_menu(&model, lang, open.clone()) }
