@@ -173,6 +173,85 @@ fn soak_catches_the_unsafe_dual_write() {
     );
 }
 
+/// The number before ` cuts` in a power run's summary.
+fn cuts(out: &str) -> u64 {
+    out.split(" cuts in ")
+        .next()
+        .and_then(|head| head.rsplit('\n').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no cut count: {out}"))
+}
+
+/// With `synchronous=FULL`, the protocol's setting, a commit is synced before the worker hears of it: no
+/// power cut takes anything a worker was told, and recovery completes every flow.
+#[test]
+fn power_cuts_under_full_lose_nothing() {
+    let dir = Scratch::new("power-full");
+    let (code, out, err) = cli(&[
+        "power",
+        "--dir",
+        dir.path(),
+        "--seconds",
+        "5",
+        "--synchronous",
+        "full",
+        "--seed",
+        "42",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(cuts(&out) >= 20, "{out}");
+    for check in [
+        "completion: holds",
+        "nothing lost: holds",
+        "synchronous=full",
+        "seed 42",
+    ] {
+        assert!(out.contains(check), "{check}: {out}");
+    }
+    assert!(!out.contains("LOST"), "{out}");
+}
+
+/// The same run with NORMAL and OFF must find what it exists to find: a step the worker was told had
+/// committed, gone after the cut, with the history that led to it.
+#[test]
+fn power_cuts_under_normal_and_off_lose_what_a_worker_was_told() {
+    for mode in ["normal", "off"] {
+        let dir = Scratch::new(&format!("power-{mode}"));
+        let (code, out, err) = cli(&[
+            "power",
+            "--dir",
+            dir.path(),
+            "--seconds",
+            "5",
+            "--synchronous",
+            mode,
+            "--seed",
+            "42",
+        ]);
+        assert_eq!(code, 1, "{mode}: {out}{err}");
+        assert!(cuts(&out) >= 1, "{out}");
+        assert!(out.contains("nothing lost: VIOLATED"), "{mode}: {out}");
+        // An acknowledged event no inbox holds, a step a worker was told had committed gone, or (OFF) a
+        // file SQLite can no longer read.
+        assert!(
+            [
+                "is marked accepted but the inbox does not hold it",
+                "`, and the files no longer hold it",
+                "the files cannot be opened"
+            ]
+            .iter()
+            .any(|loss| out.contains(&format!("LOST {}", "")) && out.contains(loss)),
+            "{mode}: {out}"
+        );
+        // The history: what each file kept of its unsynced writes at that cut.
+        assert!(out.contains("producer.db-wal kept "), "{mode}: {out}");
+        assert!(
+            out.contains(&format!("--seed 42 --synchronous {mode}")),
+            "{mode}: {out}"
+        );
+    }
+}
+
 #[test]
 fn bad_arguments_exit_2_with_one_line_and_touch_nothing() {
     let dir = Scratch::new("bad");
@@ -193,6 +272,14 @@ fn bad_arguments_exit_2_with_one_line_and_touch_nothing() {
             vec!["soak", "--dir", dir.path(), "--producer", "fast"],
             "--producer must be `atomic` or `unsafe_dual_write`, got `fast`",
         ),
+        (
+            vec!["power", "--dir", dir.path(), "--synchronous", "extra"],
+            "--synchronous must be one of `full`, `normal`, `off`, got `extra`",
+        ),
+        (
+            vec!["power", "--dir", dir.path(), "--tear", "maybe"],
+            "--tear must be `yes` or `no`, got `maybe`",
+        ),
         (vec!["crash-real"], "--dir DIR is required"),
         (
             vec!["crash-real", "--dir", ""],
@@ -211,7 +298,7 @@ fn bad_arguments_exit_2_with_one_line_and_touch_nothing() {
     std::fs::create_dir_all(&dir.0).unwrap();
     let file = dir.0.join("notes.txt");
     std::fs::write(&file, "mine").unwrap();
-    for command in ["crash-real", "race", "soak"] {
+    for command in ["crash-real", "race", "soak", "power"] {
         let (code, _, err) = cli(&[command, "--dir", dir.path()]);
         assert_eq!(code, 2, "{command}");
         assert!(err.contains("not an empty directory"), "{err}");

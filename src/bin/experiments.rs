@@ -14,7 +14,8 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: experiments --check | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
      [--symmetry] [--json] [--save FILE] | rule NAME | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
-     [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write]";
+     [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
+     [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +35,9 @@ fn main() -> ExitCode {
         },
         ["check", ..] => check::main(&args[1..]),
         ["rule", name] => builtin_rule(name),
-        [command @ ("crash-real" | "race" | "soak" | "worker"), ..] => real(command, &args[1..]),
+        [command @ ("crash-real" | "race" | "soak" | "power" | "worker"), ..] => {
+            real(command, &args[1..])
+        }
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
@@ -50,6 +53,7 @@ fn real(command: &str, args: &[String]) -> ExitCode {
         "crash-real" => real::crash::main(args),
         "race" => real::race::main(args),
         "soak" => real::soak::main(args),
+        "power" => real::power::main(args),
         _ => return real::worker::main(args),
     };
     match outcome {

@@ -70,9 +70,13 @@ pub enum Store {
     /// `file:/name?vfs=memdb` databases that live as long as their "disk" connections: the page, the tests,
     /// the explorer. A process exit is a dropped connection.
     Memory,
-    /// Real files shared by real processes (the CLI's `crash-real`, `race` and `soak`): WAL,
-    /// `synchronous=FULL`, and a busy timeout for the write lock. A process exit is a real one.
-    Files { busy_timeout: Duration },
+    /// Real files shared by real processes (the CLI's `crash-real`, `race`, `soak` and `power`): WAL, a busy
+    /// timeout for the write lock, and `synchronous=FULL`, or with `power` that `synchronous` through the layer
+    /// that forgets unsynced writes at a power cut (`real::unsynced`). A process exit is a real one.
+    Files {
+        busy_timeout: Duration,
+        power: Option<super::Synchronous>,
+    },
 }
 
 /// What a process does where it is to exit — at its armed boundary, or at the unsafe dual write's built-in
@@ -123,13 +127,21 @@ pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Err
             "{location}: files are for the native CLI"
         ))),
         #[cfg(not(target_arch = "wasm32"))]
-        Store::Files { busy_timeout } => {
-            let conn = Connection::open_with_flags(
-                location,
-                OpenFlags::SQLITE_OPEN_READ_WRITE
-                    | OpenFlags::SQLITE_OPEN_CREATE
-                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )?;
+        Store::Files {
+            busy_timeout,
+            power,
+        } => {
+            let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = match power {
+                None => Connection::open_with_flags(location, flags)?,
+                Some(_) => Connection::open_with_flags_and_vfs(
+                    location,
+                    flags,
+                    crate::real::unsynced::register(),
+                )?,
+            };
             conn.busy_timeout(busy_timeout)?;
             let mode: String =
                 conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
@@ -138,7 +150,8 @@ pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Err
                     "{location}: journal_mode is {mode}, not wal"
                 )));
             }
-            conn.pragma_update(None, "synchronous", "FULL")?;
+            let synchronous = power.unwrap_or_default();
+            conn.pragma_update(None, "synchronous", synchronous.name())?;
             Ok(conn)
         }
     }

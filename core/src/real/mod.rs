@@ -8,8 +8,10 @@
 //! protocol: the workers run the very producer, relay and consumer the page runs.
 
 pub mod crash;
+pub mod power;
 pub mod race;
 pub mod soak;
+pub mod unsynced;
 pub mod worker;
 
 use crate::protocol::db::Store;
@@ -30,6 +32,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub fn store() -> Store {
     Store::Files {
         busy_timeout: BUSY_TIMEOUT,
+        power: None,
     }
 }
 

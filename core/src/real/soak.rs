@@ -40,8 +40,13 @@ pub struct SeqReader {
 
 impl SeqReader {
     pub fn open(dir: &Path) -> Result<SeqReader, String> {
+        SeqReader::open_in(dir, super::store())
+    }
+
+    /// The same through `store` (the power run's workers read through the layer they write through).
+    pub fn open_in(dir: &Path, store: crate::protocol::db::Store) -> Result<SeqReader, String> {
         let path = dir.join(crate::protocol::system::PRODUCER_FILE);
-        let conn = open_in(&path.to_string_lossy(), super::store())
+        let conn = open_in(&path.to_string_lossy(), store)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(SeqReader { conn })
     }
@@ -288,7 +293,7 @@ pub fn main(args: &[String]) -> Run {
     Ok(false)
 }
 
-fn verdict(ok: bool) -> &'static str {
+pub(super) fn verdict(ok: bool) -> &'static str {
     if ok {
         "holds"
     } else {
@@ -326,7 +331,7 @@ fn count_steps(log_dir: &Path) -> Result<(u64, u64, u64), Error> {
 }
 
 /// The final recovery's results, counted by op and result word.
-fn summarize(stdout: &[u8]) -> String {
+pub(super) fn summarize(stdout: &[u8]) -> String {
     let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut applied = 0;
     for line in String::from_utf8_lossy(stdout).lines() {
@@ -345,7 +350,7 @@ fn summarize(stdout: &[u8]) -> String {
     parts.join(", ")
 }
 
-fn check_invariant(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
+pub(super) fn check_invariant(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
     for v in invariant::check(s).violations {
         problems.push(format!("invariant, {when}: {v}"));
     }
@@ -353,7 +358,7 @@ fn check_invariant(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
 
 /// No committed transition without its event: every flow's seq equals its number of outbox rows, and every
 /// row the outbox says the consumer accepted is in the inbox.
-fn check_transitions(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
+pub(super) fn check_transitions(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
     let mut rows: BTreeMap<&str, i64> = BTreeMap::new();
     for r in &s.producer.outbox {
         *rows.entry(r.flow_id.as_str()).or_default() += 1;
@@ -384,7 +389,7 @@ fn check_transitions(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
 }
 
 /// After the final resend, nothing is left unacknowledged.
-fn check_accepted(s: &Snapshot, problems: &mut Vec<String>) {
+pub(super) fn check_accepted(s: &Snapshot, problems: &mut Vec<String>) {
     for r in s.producer.outbox.iter().filter(|r| r.accepted != 1) {
         problems.push(format!(
             "after recovery, {} is still not accepted",
@@ -394,7 +399,7 @@ fn check_accepted(s: &Snapshot, problems: &mut Vec<String>) {
 }
 
 /// Every flow produced in full and applied exactly once per event, in order.
-fn check_completion(s: &Snapshot, flows: u64, problems: &mut Vec<String>) {
+pub(super) fn check_completion(s: &Snapshot, flows: u64, problems: &mut Vec<String>) {
     let mut effects: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for e in &s.consumer.effect {
         effects

@@ -40,6 +40,9 @@ pub fn main(args: &[String]) -> ExitCode {
             soak_job(Path::new(dir), flows, seed, log, seconds, producer)
         }
         ["finish", dir, flows] => finish_job(Path::new(dir), flows),
+        ["power", dir, flows, seed, log, seconds, synchronous] => {
+            power_job(Path::new(dir), flows, seed, log, seconds, synchronous)
+        }
         _ => {
             eprintln!("experiments worker: crash|recover|race|soak|finish …, started by crash-real, race and soak");
             return ExitCode::from(2);
@@ -174,6 +177,51 @@ fn soak_job(
         write(json!({ "n": n, "step": step }).to_string());
         let report = session.step(&step);
         write(json!({ "n": n, "result": report.result }).to_string());
+        n += 1;
+    }
+    Ok(())
+}
+
+/// The power run's worker: random steps through the layer that forgets unsynced writes, with `synchronous`
+/// set as asked, until the parent cuts the power. Each step is logged before it runs and its result (and the
+/// event a relay sent) once it has returned: what the worker was told was committed.
+fn power_job(
+    dir: &Path,
+    flows: &str,
+    seed: &str,
+    log: &str,
+    seconds: &str,
+    synchronous: &str,
+) -> Result<(), String> {
+    let flows = number(flows, "flows")?;
+    let seed = number(seed, "seed")?;
+    let synchronous = crate::protocol::Synchronous::from_name(synchronous)
+        .ok_or_else(|| format!("unknown synchronous `{synchronous}`"))?;
+    let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("{log}: {e}"))?;
+    let mut write = |line: String| {
+        let _ = log.write_all(format!("{line}\n").as_bytes());
+    };
+    let store = super::power::store(synchronous);
+    let mut session = Session::open_files(strict(), dir, store)?;
+    let mut seqs = soak::SeqReader::open_in(dir, store)?;
+    let mut rng = Rng::new(seed);
+    let parent = std::os::unix::process::parent_id();
+    let mut n = 0u64;
+    while Instant::now() < deadline && std::os::unix::process::parent_id() == parent {
+        let step = soak::random_step(
+            &mut rng,
+            flows,
+            &mut seqs,
+            crate::protocol::WriteMode::Atomic,
+        );
+        write(json!({ "n": n, "step": step }).to_string());
+        let report = session.step(&step);
+        write(json!({ "n": n, "result": report.result, "relayed": report.relayed }).to_string());
         n += 1;
     }
     Ok(())
