@@ -136,11 +136,18 @@ pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Err
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX;
             let conn = match power {
                 None => Connection::open_with_flags(location, flags)?,
+                #[cfg(unix)]
                 Some(_) => Connection::open_with_flags_and_vfs(
                     location,
                     flags,
                     crate::real::unsynced::register(),
                 )?,
+                #[cfg(not(unix))]
+                Some(_) => {
+                    return Err(rusqlite::Error::InvalidParameterName(format!(
+                        "{location}: the power layer needs a Unix system"
+                    )))
+                }
             };
             conn.busy_timeout(busy_timeout)?;
             let mode: String =
@@ -298,6 +305,27 @@ impl Db {
     pub fn clear(&mut self) {
         self.armed = None;
         self.passed.clear();
+    }
+
+    /// The pages this connection's commits wrote to the database since the last call: what a WAL would
+    /// have received (the page's automatic checkpoint counts them).
+    pub fn pages_written(&self) -> u32 {
+        let (mut now, mut high) = (0, 0);
+        // SAFETY: the handle is this open connection's; SQLite writes the two ints and keeps no pointer.
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_db_status(
+                self.conn.handle(),
+                rusqlite::ffi::SQLITE_DBSTATUS_CACHE_WRITE,
+                &mut now,
+                &mut high,
+                1,
+            )
+        };
+        if rc == rusqlite::ffi::SQLITE_OK {
+            now.max(0) as u32
+        } else {
+            0
+        }
     }
 
     /// No transaction is open on this connection.

@@ -89,6 +89,11 @@ impl Session {
         if crash_at.is_some() && report.boundary != crash_at {
             report.crash = Some(CrashMark::NotReached);
         }
+        if self.system.synchronous() == protocol::Synchronous::Normal {
+            if let Err(stop) = self.system.count_wal_pages() {
+                report.message.get_or_insert(stop_message(stop));
+            }
+        }
         report.sql = self.system.take_sql_log();
         report.passed = self.system.take_passed();
         if let Some(seen) = self.effects_seen {

@@ -181,3 +181,21 @@ both! {
         );
     }
 }
+
+both! {
+    fn under_normal_sqlite_checkpoints_by_itself_once_the_wal_holds_a_thousand_pages() {
+        let mut session = Session::new(strict()).unwrap();
+        session.step(&sync(Synchronous::Normal));
+        // Flows of one event each: every commit writes the flow row, the outbox row and their indexes.
+        let n = 400;
+        for i in 0..n {
+            let step = Step::advance(&format!("F{i}"), &format!("F{i}.1"), 0, "reserved", 1);
+            assert_eq!(session.step(&step).result, COMMITTED);
+        }
+        let report = session.step(&cut(&[Role::Producer]));
+        let kept = session.snapshot().unwrap().producer.flow.len();
+        assert!(kept > 0, "an automatic checkpoint synced some of the {n} commits");
+        assert!(kept < n, "and not the commits after it");
+        assert_eq!(report.lost_rows, 2 * (n - kept), "each lost flow takes its outbox row along");
+    }
+}

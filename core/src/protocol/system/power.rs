@@ -1,6 +1,7 @@
 //! Power loss in the page's model: what each database's disk last synced, and a power cut that puts a
 //! database back to it. Under `synchronous=FULL` a commit is synced before it returns, so the disk holds every
-//! commit; under `NORMAL` SQLite's WAL is synced only at a checkpoint; under `OFF` never. The image is the
+//! commit; under `NORMAL` SQLite's WAL is synced only at a checkpoint (the reader's, or SQLite's automatic one
+//! at 1,000 WAL pages, counted as the pages the commits wrote); under `OFF` never. The image is the
 //! committed rows at the last sync (the rows are what the protocol reads; the bytes would add nothing).
 
 use super::{ConsumerTables, ProducerTables, System};
@@ -17,12 +18,17 @@ words! {
     }
 }
 
+/// SQLite's automatic checkpoint (`wal_autocheckpoint`): once a database's WAL holds this many pages.
+pub const AUTOCHECKPOINT_PAGES: u32 = 1000;
+
 /// The two disks' last synced images. `None`: the disk holds every commit (nothing unsynced).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Disks {
     pub mode: Synchronous,
     producer: Option<ProducerTables>,
     consumer: Option<ConsumerTables>,
+    /// Pages each database's commits wrote since its last checkpoint (producer, consumer).
+    wal: [u32; 2],
 }
 
 impl System {
@@ -40,8 +46,33 @@ impl System {
             self.disks = Disks::default();
         } else if self.disks.mode == Synchronous::Full {
             self.sync_now()?;
+            // What was written under FULL is synced: count from here.
+            self.process.producer.pages_written();
+            self.process.consumer.pages_written();
         }
         self.disks.mode = mode;
+        Ok(())
+    }
+
+    /// After each step under NORMAL: the pages its commits wrote, and SQLite's automatic checkpoint (which
+    /// syncs) for a database whose WAL reached [`AUTOCHECKPOINT_PAGES`]. Pages of a process that crashed
+    /// before this count are not counted: the checkpoint comes a little later, never earlier.
+    #[cold]
+    #[inline(never)]
+    pub fn count_wal_pages(&mut self) -> Result<(), Stop> {
+        if self.disks.mode != Synchronous::Normal {
+            return Ok(());
+        }
+        self.disks.wal[0] += self.process.producer.pages_written();
+        self.disks.wal[1] += self.process.consumer.pages_written();
+        if self.disks.wal[0] >= AUTOCHECKPOINT_PAGES {
+            self.disks.producer = Some(self.snapshot()?.producer);
+            self.disks.wal[0] = 0;
+        }
+        if self.disks.wal[1] >= AUTOCHECKPOINT_PAGES {
+            self.disks.consumer = Some(self.snapshot()?.consumer);
+            self.disks.wal[1] = 0;
+        }
         Ok(())
     }
 
@@ -62,6 +93,7 @@ impl System {
         let now = self.snapshot()?;
         self.disks.producer = Some(now.producer);
         self.disks.consumer = Some(now.consumer);
+        self.disks.wal = [0, 0];
         Ok(())
     }
 
