@@ -18,7 +18,7 @@ async function deliverAndCut(page, mode) {
 test('under NORMAL a power cut of the consumer loses an acknowledged event; the badge and the paragraph say so', async ({ dist, open }, testInfo) => {
   const page = await open(dist.url, VIEW);
   await deliverAndCut(page, 'normal');
-  await expect(page.getByTestId('notice')).toContainText('1 committed rows were lost');
+  await expect(page.getByTestId('notice')).toContainText('committed rows lost: 1');
   const badge = page.getByTestId('invariant');
   await expect(badge).toHaveAttribute('data-holds', 'false');
   await expect(badge).toContainText('no_loss: A1 is marked accepted but the inbox does not hold it');

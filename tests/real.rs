@@ -199,7 +199,7 @@ fn power_cuts_under_full_lose_nothing() {
         "42",
     ]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(cuts(&out) >= 20, "{out}");
+    assert!(cuts(&out) >= 10, "{out}");
     for check in [
         "completion: holds",
         "nothing lost: holds",
@@ -231,16 +231,18 @@ fn power_cuts_under_normal_and_off_lose_what_a_worker_was_told() {
         assert_eq!(code, 1, "{mode}: {out}{err}");
         assert!(cuts(&out) >= 1, "{out}");
         assert!(out.contains("nothing lost: VIOLATED"), "{mode}: {out}");
-        // An acknowledged event no inbox holds, a step a worker was told had committed gone, or (OFF) a
-        // file SQLite can no longer read.
+        // An acknowledged event no inbox holds, or a step a worker was told had committed gone; under OFF
+        // also a file SQLite can no longer read (under NORMAL, WAL never corrupts: that would be the layer's bug).
+        let mut losses = vec![
+            "is marked accepted but the inbox does not hold it",
+            "`, and the files no longer hold it",
+        ];
+        if mode == "off" {
+            losses.push("the files cannot be opened");
+        }
         assert!(
-            [
-                "is marked accepted but the inbox does not hold it",
-                "`, and the files no longer hold it",
-                "the files cannot be opened"
-            ]
-            .iter()
-            .any(|loss| out.contains(&format!("LOST {}", "")) && out.contains(loss)),
+            out.lines()
+                .any(|l| l.starts_with("LOST ") && losses.iter().any(|loss| l.contains(loss))),
             "{mode}: {out}"
         );
         // The history: what each file kept of its unsynced writes at that cut.

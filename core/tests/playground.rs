@@ -401,7 +401,7 @@ fn a_power_cut_loses_what_was_not_synced_and_says_so() {
         outbox_core::diagram::Style::File { dark: false },
     );
     assert!(svg.contains(r#"<g data-kind="power_cut" data-databases="consumer" data-lost="1">"#));
-    assert!(svg.contains("lost 1 unsynced rows"));
+    assert!(svg.contains("lost 1 unsynced row<"));
     // The trace carries the cut: replayed, the same loss.
     let doc = outbox_core::trace::replay(&pg.trace()).unwrap();
     assert!(doc.consumer.inbox.is_empty());

@@ -67,22 +67,24 @@ pub(super) fn power_cut(s: &mut String, lang: Lang, databases: &[Role], lost: us
             "没有丢失：每次提交都已同步",
         )
         .to_owned(),
+        (1, Lang::En) => "lost 1 unsynced row".to_owned(),
         (n, Lang::En) => format!("lost {n} unsynced rows"),
         (n, Lang::Zh) => format!("丢失 {n} 行未同步的写入"),
     };
     let bottom = top + ROW - 3;
     emit(
         s,
-        r##"<g data-kind="power_cut" data-databases="$" data-lost="#"><line class="cut power" x1="#" y1="#" x2="#" y2="#"/><text class="bad" x="#" y="#" text-anchor="end">$</text><text class="why" x="#" y="#" text-anchor="end">$</text></g>"##,
+        r##"<g data-kind="power_cut" data-databases="$" data-lost="#"><line class="cut power" x1="#" y1="#" x2="#" y2="#"/><text class="bad" x="#" y="#">$</text><text class="why" x="#" y="#">$</text></g>"##,
+        // Its words on the left, where a cut row has nothing else: the right holds a violation's mark.
         &[
             lost,
             x1,
             bottom,
             x2,
             bottom,
-            WIDTH - 4,
+            LANES[0] + 10,
             top + 14,
-            WIDTH - 4,
+            LANES[0] + 10,
             top + 27,
         ],
         &[

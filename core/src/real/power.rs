@@ -178,7 +178,8 @@ pub fn main(args: &[String]) -> Run {
     let _ = writeln!(
         out,
         "the same flags (--seconds {seconds} --workers {workers} --flows {flows} --seed {seed} --synchronous {}) \
-         make the same choices at each cut; the moments of the cuts differ from run to run",
+         give a similar run, not the same one: the moments of the cuts, and so what each file has to lose, \
+         differ from run to run",
         synchronous.name()
     );
     Ok(false)

@@ -18,6 +18,7 @@ use rusqlite::ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -110,6 +111,8 @@ unsafe extern "C" fn open(
     }
     std::ptr::write_bytes(real.cast::<u8>(), 0, (*real_vfs).szOsFile as usize);
     let Some(real_open) = (*real_vfs).xOpen else {
+        ffi::sqlite3_free(real.cast());
+        (*file).pMethods = std::ptr::null();
         return ffi::SQLITE_ERROR;
     };
     let rc = real_open(real_vfs, name, real, flags, out);
@@ -124,9 +127,7 @@ unsafe extern "C" fn open(
     }
     let logged = flags & (ffi::SQLITE_OPEN_MAIN_DB | ffi::SQLITE_OPEN_WAL) != 0 && !name.is_null();
     let log = if logged {
-        let path = Path::new(std::ffi::OsStr::from_encoded_bytes_unchecked(
-            CStr::from_ptr(name).to_bytes(),
-        ));
+        let path = Path::new(std::ffi::OsStr::from_bytes(CStr::from_ptr(name).to_bytes()));
         match OpenOptions::new()
             .create(true)
             .append(true)
@@ -167,9 +168,7 @@ unsafe extern "C" fn delete(
         None => ffi::SQLITE_ERROR,
     };
     if !name.is_null() {
-        let path = Path::new(std::ffi::OsStr::from_encoded_bytes_unchecked(
-            CStr::from_ptr(name).to_bytes(),
-        ));
+        let path = Path::new(std::ffi::OsStr::from_bytes(CStr::from_ptr(name).to_bytes()));
         let _ = std::fs::remove_file(log_path(path));
     }
     rc
@@ -199,8 +198,8 @@ unsafe fn size_of_real(f: *mut ffi::sqlite3_file) -> Option<i64> {
 /// Appends the undo record of a change to `[at, end)` of a file now `old` bytes long: one `write` call, so a
 /// SIGKILL leaves a record whole or absent (a short tail is ignored when the log is read).
 unsafe fn record(f: *mut ffi::sqlite3_file, at: i64, end: i64, truncation: bool) -> c_int {
-    let layer = &mut *f.cast::<Layer>();
-    if layer.log.is_none() {
+    let layer = f.cast::<Layer>();
+    if (*layer).log.is_none() {
         return ffi::SQLITE_OK;
     }
     let Some(old) = size_of_real(f) else {
@@ -218,7 +217,7 @@ unsafe fn record(f: *mut ffi::sqlite3_file, at: i64, end: i64, truncation: bool)
         }
     }
     let rec = encode(old as u64, at as u64, (end - at) as u64, &pre, truncation);
-    match layer.log.as_mut().map(|log| log.write_all(&rec)) {
+    match (*layer).log.as_mut().map(|log| log.write_all(&rec)) {
         Some(Err(_)) => ffi::SQLITE_IOERR_WRITE,
         _ => ffi::SQLITE_OK,
     }
@@ -240,12 +239,14 @@ unsafe extern "C" fn write(
 }
 
 unsafe extern "C" fn truncate(f: *mut ffi::sqlite3_file, size: i64) -> c_int {
-    if let Some(old) = size_of_real(f) {
-        if size < old {
-            let rc = record(f, size, old, true);
-            if rc != ffi::SQLITE_OK {
-                return rc;
-            }
+    if (*f.cast::<Layer>()).log.is_some() {
+        let Some(old) = size_of_real(f) else {
+            return ffi::SQLITE_IOERR_TRUNCATE;
+        };
+        // A shrink keeps the bytes it cuts; a growth keeps nothing, and its undo shrinks the file back.
+        let rc = record(f, size.min(old), size.max(old), true);
+        if rc != ffi::SQLITE_OK {
+            return rc;
         }
     }
     let (r, m) = real(f);
@@ -450,10 +451,16 @@ pub fn power_cut(files: &[PathBuf], rng: &mut Rng, tear: bool) -> std::io::Resul
                 file.write_all_at(&u.pre, u.at)?;
                 file.set_len(u.old)?;
             }
-            if tear && k > 0 && !undo[k - 1].truncation && rng.below(2) == 0 {
+            if tear
+                && k > 0
+                && !undo[k - 1].truncation
+                && undo[k - 1].len > 512
+                && rng.below(2) == 0
+            {
                 let u = &undo[k - 1];
+                // Some sectors reached the disk, not all: a write of one sector is whole or not at all.
                 let sectors = u.len.div_ceil(512);
-                let t = (rng.below(sectors.max(1)) * 512).min(u.len);
+                let t = (1 + rng.below(sectors.saturating_sub(1).max(1))) * 512;
                 if let Some(rest) = u.pre.get(t as usize..) {
                     file.write_all_at(rest, u.at + t)?;
                 }

@@ -100,7 +100,7 @@ both! {
         assert_eq!(inbox(&doc), ["A1"]);
         assert_eq!(accepted(&doc), [("A1".to_owned(), 1)]);
         assert_eq!(doc.producer.flow[0].seq, 1);
-        assert_eq!(doc.steps[5].lost_rows, 3, "A2's flow row back to seq 1, and its outbox row gone");
+        assert_eq!(doc.steps[5].lost_rows, 2, "A2's flow row back to seq 1, and its outbox row gone");
         assert!(badge(&doc).holds);
     }
 
@@ -126,7 +126,9 @@ both! {
         steps.extend(delivered());
         steps.push(cut(&[Role::Producer]));
         let (_, doc) = run(strict(), &steps);
-        // The producer forgets A1 altogether; the consumer's disk is untouched and still holds it.
+        // The producer forgets A1 altogether (its flow row and its outbox row: two rows); the consumer's
+        // disk is untouched and still holds it.
+        assert_eq!(doc.steps[3].lost_rows, 2);
         assert_eq!(inbox(&doc), ["A1"]);
         assert!(doc.producer.outbox.is_empty());
         assert!(badge(&doc).holds);
@@ -197,5 +199,17 @@ both! {
         assert!(kept > 0, "an automatic checkpoint synced some of the {n} commits");
         assert!(kept < n, "and not the commits after it");
         assert_eq!(report.lost_rows, 2 * (n - kept), "each lost flow takes its outbox row along");
+    }
+}
+
+both! {
+    fn after_a_cut_the_next_effects_are_reported_though_their_ids_are_reused() {
+        let mut session = Session::new(strict()).unwrap();
+        session.set_effect_log(true);
+        let mut effects = Vec::new();
+        for step in [sync(Synchronous::Normal), advance("A", 1), relay(None), process_all(), cut(&[Role::Consumer]), relay(Some("A1")), process_all()] {
+            effects.push(session.step(&step).effects.len());
+        }
+        assert_eq!(effects, [0, 0, 0, 1, 0, 0, 1], "the effect applied again after the cut is drawn");
     }
 }

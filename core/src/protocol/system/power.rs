@@ -46,9 +46,13 @@ impl System {
             self.disks = Disks::default();
         } else if self.disks.mode == Synchronous::Full {
             self.sync_now()?;
-            // What was written under FULL is synced: count from here.
+        }
+        if mode == Synchronous::Normal && self.disks.mode != Synchronous::Normal {
+            // The WAL's pages are counted from here: what was written before is synced (FULL) or never
+            // checkpointed automatically (OFF counts nothing).
             self.process.producer.pages_written();
             self.process.consumer.pages_written();
+            self.disks.wal = [0, 0];
         }
         self.disks.mode = mode;
         Ok(())
@@ -106,6 +110,12 @@ impl System {
         self.restart()?;
         let now = self.snapshot()?;
         let mut after = now.clone();
+        for (i, role) in [Role::Producer, Role::Consumer].into_iter().enumerate() {
+            if lose.contains(&role) {
+                // Its WAL's unsynced pages are gone with it.
+                self.disks.wal[i] = 0;
+            }
+        }
         if lose.contains(&Role::Producer) {
             if let Some(image) = &self.disks.producer {
                 after.producer = image.clone();
@@ -123,19 +133,19 @@ impl System {
             return Ok(0);
         }
         self.load_changes(&now, &after)?;
-        let p = (&now.producer, &after.producer);
-        let c = (&now.consumer, &after.consumer);
-        Ok(differ(&p.0.flow, &p.1.flow)
-            + differ(&p.0.outbox, &p.1.outbox)
-            + differ(&c.0.inbox, &c.1.inbox)
-            + differ(&c.0.projection, &c.1.projection)
-            + differ(&c.0.effect, &c.1.effect))
+        let (p, q) = (&now.producer, &after.producer);
+        let (c, d) = (&now.consumer, &after.consumer);
+        Ok(differ(&p.flow, &q.flow)
+            + differ(&p.outbox, &q.outbox)
+            + differ(&c.inbox, &d.inbox)
+            + differ(&c.projection, &d.projection)
+            + differ(&c.effect, &d.effect))
     }
 }
 
-/// Rows of `now` that `after` does not hold as they are, and rows of `after` that `now` lacks.
+/// The rows a cut took away or changed back, each once: the rows of `now` that `after` does not hold as they
+/// are (a disk's image never holds a row the databases lack: the protocol deletes none).
 #[inline(never)]
 fn differ<T: PartialEq>(now: &[T], after: &[T]) -> usize {
     now.iter().filter(|r| !after.contains(r)).count()
-        + after.iter().filter(|r| !now.contains(r)).count()
 }
