@@ -6,7 +6,7 @@
 //! in the inbox), and every step a worker was told had committed. At the end one fresh process recovers and
 //! the parent checks completion, as `soak` does. Exit 0 when nothing was lost, 1 when something was.
 
-use super::soak::{check_completion, check_invariant, check_transitions, summarize, verdict};
+use super::soak::{check_completion, check_invariant, check_transitions, final_recovery, verdict};
 use super::{create_files, read_files, unsynced, worker, Error, Flags, Rng, Run, BUSY_TIMEOUT};
 use crate::protocol::db::Store;
 use crate::protocol::system::{CONSUMER_FILE, PRODUCER_FILE};
@@ -151,19 +151,7 @@ pub fn main(args: &[String]) -> Run {
     );
 
     if problems.is_empty() {
-        let finish = worker(&["finish", &db_dir.to_string_lossy(), &flows.to_string()])?
-            .stdin(Stdio::null())
-            .stderr(Stdio::inherit())
-            .output()?;
-        if !finish.status.success() {
-            problems.push(format!("the final recovery failed: {}", finish.status));
-        }
-        let _ = writeln!(
-            out,
-            "final recovery (one fresh process): {}",
-            summarize(&finish.stdout)
-        );
-        let after = read_files(&db_dir)?;
+        let after = final_recovery(&db_dir, flows, &mut out, &mut problems)?;
         let mark = problems.len();
         check_completion(&after, flows, &mut problems);
         let _ = writeln!(out, "completion: {}", verdict(problems.len() == mark));

@@ -237,20 +237,7 @@ pub fn main(args: &[String]) -> Run {
         verdict(problems.len() == mark)
     );
 
-    let finish = worker(&["finish", &db_dir.to_string_lossy(), &flows.to_string()])?
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()?;
-    if !finish.status.success() {
-        problems.push(format!("the final recovery failed: {}", finish.status));
-    }
-    let _ = writeln!(
-        out,
-        "final recovery (one fresh process): {}",
-        summarize(&finish.stdout)
-    );
-
-    let after = read_files(&db_dir)?;
+    let after = final_recovery(&db_dir, flows, &mut out, &mut problems)?;
     let mark = problems.len();
     check_invariant(&after, "after recovery", &mut problems);
     let _ = writeln!(out, "invariant: {}", verdict(problems.len() == mark));
@@ -291,6 +278,28 @@ pub fn main(args: &[String]) -> Run {
         producer.name()
     );
     Ok(false)
+}
+
+/// One fresh process recovers (resubmit, resend until idle, process everything); what the files hold after.
+pub(super) fn final_recovery(
+    db_dir: &Path,
+    flows: u64,
+    out: &mut impl Write,
+    problems: &mut Vec<String>,
+) -> Result<Snapshot, Error> {
+    let finish = worker(&["finish", &db_dir.to_string_lossy(), &flows.to_string()])?
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !finish.status.success() {
+        problems.push(format!("the final recovery failed: {}", finish.status));
+    }
+    let _ = writeln!(
+        out,
+        "final recovery (one fresh process): {}",
+        summarize(&finish.stdout)
+    );
+    read_files(db_dir)
 }
 
 pub(super) fn verdict(ok: bool) -> &'static str {

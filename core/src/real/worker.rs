@@ -154,15 +154,7 @@ fn soak_job(
         .ok_or_else(|| format!("unknown producer `{producer}`"))?;
     let seed = number(seed, "seed")?;
     let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
-    let mut log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(|e| format!("{log}: {e}"))?;
-    let mut write = |line: String| {
-        // One write per line, straight to the file: a SIGKILL loses no line already written.
-        let _ = log.write_all(format!("{line}\n").as_bytes());
-    };
+    let mut write = step_log(log)?;
     write(json!({ "seed": seed, "flows": flows }).to_string());
     let mut session = open(dir)?;
     // The unsafe dual write's exit is a real one here too.
@@ -198,14 +190,7 @@ fn power_job(
     let synchronous = crate::protocol::Synchronous::from_name(synchronous)
         .ok_or_else(|| format!("unknown synchronous `{synchronous}`"))?;
     let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
-    let mut log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(|e| format!("{log}: {e}"))?;
-    let mut write = |line: String| {
-        let _ = log.write_all(format!("{line}\n").as_bytes());
-    };
+    let mut write = step_log(log)?;
     let store = super::power::store(synchronous);
     let mut session = Session::open_files(strict(), dir, store)?;
     let mut seqs = soak::SeqReader::open_in(dir, store)?;
@@ -225,6 +210,19 @@ fn power_job(
         n += 1;
     }
     Ok(())
+}
+
+/// A worker's log of its steps: one write per line, straight to the file, so a SIGKILL loses no line
+/// already written.
+fn step_log(path: &str) -> Result<impl FnMut(String), String> {
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("{path}: {e}"))?;
+    Ok(move |line: String| {
+        let _ = log.write_all(format!("{line}\n").as_bytes());
+    })
 }
 
 /// The soak's final recovery, in one fresh process: resubmit every transition a flow still lacks, resend
