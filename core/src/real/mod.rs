@@ -99,6 +99,24 @@ impl Flags {
         self.values.get(name).map(String::as_str)
     }
 
+    /// `--seed`, or one taken from the clock (printed by the run, so a failure can be run again).
+    pub fn seed(&self) -> Result<u64, Error> {
+        let default = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64 % 1_000_000)
+            .unwrap_or(1);
+        self.number("seed", default, 0, u64::MAX / 2)
+    }
+
+    /// A random run's directories under a fresh `--dir`: `db` with the two files created, and `logs`.
+    pub fn run_dirs(&self) -> Result<(PathBuf, PathBuf), Error> {
+        let dir = self.fresh_dir()?;
+        let (db_dir, log_dir) = (dir.join("db"), dir.join("logs"));
+        create_files(&db_dir)?;
+        std::fs::create_dir_all(&log_dir)?;
+        Ok((db_dir, log_dir))
+    }
+
     /// `--dir`: required, and empty or absent, so that nothing of a reader's is ever overwritten.
     pub fn fresh_dir(&self) -> Result<PathBuf, Error> {
         let Some(dir) = self.values.get("dir") else {

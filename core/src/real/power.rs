@@ -7,7 +7,7 @@
 //! the parent checks completion, as `soak` does. Exit 0 when nothing was lost, 1 when something was.
 
 use super::soak::{check_completion, check_invariant, check_transitions, final_recovery, verdict};
-use super::{create_files, read_files, unsynced, worker, Error, Flags, Rng, Run, BUSY_TIMEOUT};
+use super::{read_files, unsynced, worker, Error, Flags, Rng, Run, BUSY_TIMEOUT};
 use crate::protocol::db::Store;
 use crate::protocol::system::{CONSUMER_FILE, PRODUCER_FILE};
 use crate::protocol::{Outcome, Snapshot, Synchronous};
@@ -67,16 +67,8 @@ pub fn main(args: &[String]) -> Run {
     let seconds = flags.number("seconds", 10, 1, 3600)?;
     let workers = flags.number("workers", 3, 1, 32)?;
     let flows = flags.number("flows", 200, 1, 100_000)?;
-    let default_seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64 % 1_000_000)
-        .unwrap_or(1);
-    let seed = flags.number("seed", default_seed, 0, u64::MAX / 2)?;
-    let dir = flags.fresh_dir()?;
-    let db_dir = dir.join("db");
-    let log_dir = dir.join("logs");
-    create_files(&db_dir)?;
-    std::fs::create_dir_all(&log_dir)?;
+    let seed = flags.seed()?;
+    let (db_dir, log_dir) = flags.run_dirs()?;
     let files: Vec<PathBuf> = [PRODUCER_FILE, CONSUMER_FILE]
         .iter()
         .flat_map(|f| [db_dir.join(f), db_dir.join(format!("{f}-wal"))])

@@ -3,7 +3,7 @@
 //! random workers with SIGKILL at random moments and starts new ones. At the end, one fresh process recovers
 //! (resubmit, resend, process) and the parent checks the invariant, that nothing was lost, and completion.
 
-use super::{create_files, read_files, worker, Error, Flags, Rng, Run};
+use super::{read_files, worker, Error, Flags, Rng, Run};
 use crate::protocol::db::open_in;
 use crate::protocol::{invariant, Snapshot, WriteMode, KINDS};
 use crate::trace::Step;
@@ -122,16 +122,8 @@ pub fn main(args: &[String]) -> Run {
     let seconds = flags.number("seconds", 10, 1, 3600)?;
     let workers = flags.number("workers", 4, 1, 32)?;
     let flows = flags.number("flows", 1000, 1, 100_000)?;
-    let default_seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64 % 1_000_000)
-        .unwrap_or(1);
-    let seed = flags.number("seed", default_seed, 0, u64::MAX / 2)?;
-    let dir = flags.fresh_dir()?;
-    let db_dir = dir.join("db");
-    let log_dir = dir.join("logs");
-    create_files(&db_dir)?;
-    std::fs::create_dir_all(&log_dir)?;
+    let seed = flags.seed()?;
+    let (db_dir, log_dir) = flags.run_dirs()?;
 
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
