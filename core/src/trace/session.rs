@@ -66,11 +66,6 @@ impl Session {
         self.system.config.ordering
     }
 
-    /// `PRAGMA synchronous` of both databases now.
-    pub fn synchronous(&self) -> protocol::Synchronous {
-        self.system.synchronous()
-    }
-
     /// The consumer this session runs, as a trace's setup.
     pub fn setup(&self) -> ConsumerSetup {
         let c = &self.system.config;
