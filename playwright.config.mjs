@@ -25,4 +25,13 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
+  projects: [
+    { name: 'chromium', testMatch: '*.test.mjs' },
+    // The journeys in every engine a reader uses, each its stock Debian browser over WebDriver (e2e/engines/).
+    ...['chromium', 'firefox', 'webkit'].map((engine) => ({
+      name: `journeys-${engine}`, testDir: 'e2e/engines', testMatch: '*.journey.mjs', use: { engine },
+    })),
+    { name: 'journeys-webkit-phone', testDir: 'e2e/engines', testMatch: '*.journey.mjs',
+      use: { engine: 'webkit', size: { width: 390, height: 844 } } },
+  ],
 });

@@ -61,7 +61,11 @@ export function serve(root, { prefix = '/', headers = {}, onRequest = () => {}, 
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) });
+      resolve({ url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => {
+        // A browser still open keeps its idle connections alive for minutes: closing is not waiting on them.
+        server.close(r);
+        server.closeAllConnections();
+      }) });
     });
   });
 }

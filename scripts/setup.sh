@@ -21,6 +21,19 @@ if ((${#apt_missing[@]})); then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_missing[@]}" >/dev/null
 fi
+# The other two engines of the journeys (e2e/engines): Firefox ESR, and WebKitGTK's WebDriver with its
+# MiniBrowser under a virtual X server; the CJK font so the Chinese page renders in every engine. Without
+# recommends: that is what the tests were run with, and it skips hundreds of MiB of media plugins.
+engines_missing=()
+command -v firefox-esr >/dev/null || engines_missing+=(firefox-esr)
+command -v WebKitWebDriver >/dev/null || engines_missing+=(webkit2gtk-driver)
+command -v xvfb-run >/dev/null || engines_missing+=(xvfb xauth)
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || engines_missing+=(fonts-noto-cjk)
+if ((${#engines_missing[@]})); then
+  say "apt-get install --no-install-recommends ${engines_missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${engines_missing[@]}" >/dev/null
+fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "rustup target add wasm32-unknown-unknown"
@@ -36,6 +49,13 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
   # Not --locked: one of its pinned dependencies is no longer on the registry (TOOLCHAIN.md).
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# Firefox's WebDriver: not in Debian, but on the crate registry; pinned, as the journeys were run with it.
+GECKODRIVER_VERSION=0.37.1
+if [ "$(geckodriver --version 2>/dev/null | awk 'NR == 1 {print $2}')" != "$GECKODRIVER_VERSION" ]; then
+  say "cargo install geckodriver $GECKODRIVER_VERSION (a few minutes)"
+  cargo install --locked geckodriver --version "$GECKODRIVER_VERSION" --force
 fi
 
 # npm packages: binaryen 132 for wasm-opt (Debian's 108 corrupts the module), terser for the JS glue (the

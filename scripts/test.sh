@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: formatting and lints, the native tests (with the property run), the article's experiments, the
-# same core tests in headless Chromium on SQLite-in-wasm, the release build, and the end-to-end tests.
+# same core tests in headless Chromium on SQLite-in-wasm, the release build, and the end-to-end tests
+# (the journeys in three engines).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 scripts/setup.sh
@@ -32,7 +33,7 @@ step "release build (trunk), at the root and on a sub-path"
 trunk build --release
 trunk build --release --public-url /blog/outbox/ --dist dist-subpath
 
-step "end-to-end tests (Playwright Test, Debian's Chromium; a trace and a screenshot per failure in test-results/)"
+step "end-to-end tests (Playwright Test: the deep suite in Chromium, the journeys in Chromium, Firefox, WebKit and WebKit at a phone's width; a screenshot per failure in test-results/)"
 npx playwright test
 
 printf '\n=== every test passed in %d s\n' "$SECONDS"
