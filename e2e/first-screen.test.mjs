@@ -75,7 +75,40 @@ for (const lang of ['en', 'zh']) {
     await context.close();
   });
 
-  for (const width of [360, 1280, 1600]) {
+  test(`a phone's first screen is the player, with the settings one tap away (${lang})`, async ({ open, dist }) => {
+    const page = await open(dist.url, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true,
+      ...(lang === 'zh' ? { locale: 'zh-CN' } : {}) });
+    await expect(page.getByTestId('lane')).toBeVisible();
+    // The wire whole, the consumer's actions, and the consumer's inbox table begun, above the fold; the producer
+    // after them.
+    const box = (locator) => locator.evaluate((e) => e.getBoundingClientRect().toJSON());
+    expect((await box(page.locator('section.wire'))).bottom).toBeLessThanOrEqual(844);
+    for (const id of ['deliver-next', 'apply-A', 'process-all']) {
+      expect((await box(page.getByTestId(id))).bottom, id).toBeLessThanOrEqual(844);
+    }
+    expect((await box(page.locator('section.consumer table').first())).top).toBeLessThan(844);
+    expect((await box(page.locator('section.producer'))).top)
+      .toBeGreaterThan((await box(page.locator('section.consumer'))).top);
+    // The settings are folded: what they are set to shows beside the button; Restart stays out.
+    const toggle = page.getByTestId('settings-toggle');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await expect(page.locator('.settings-now')).toHaveText('strict · FULL');
+    for (const id of ['mode-select', 'crash-select', 'reset', 'synchronous-select']) await expect(page.getByTestId(id)).toBeHidden();
+    await expect(page.getByTestId('restart')).toBeVisible();
+    // One tap opens them, and they work.
+    await toggle.tap();
+    await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    await page.getByTestId('mode-select').selectOption('dedupe_only');
+    await expect(page.locator('.settings-now')).toHaveText('dedupe_only · FULL');
+    await toggle.tap();
+    await expect(page.getByTestId('mode-select')).toBeHidden();
+    // A wider screen shows them all, and no button.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(page.getByTestId('mode-select')).toBeVisible();
+    await expect(toggle).toBeHidden();
+  });
+
+  for (const width of [360, 390, 1280, 1600]) {
     test(`the page takes over the first screen without moving it (${lang}, ${width} px)`, async ({ open, dist }) => {
       // A zh reader here by the browser's language (the other test remembers the choice instead).
       const page = await open(dist.url, {

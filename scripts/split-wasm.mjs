@@ -300,6 +300,9 @@ async function usePlayer(page, idle) {
     await act(() => page.keyboard.press('Enter'));
     await act(() => page.keyboard.press('Tab'));
   }
+  // On a phone the settings fold behind a button: open them, as the reader does.
+  const toggle = page.getByTestId('settings-toggle');
+  if (await toggle.isVisible()) await act(() => toggle.click());
   await act(() => page.getByTestId('reset').click());
   await act(() => page.getByTestId('order-312').click());
   const boundary = await page.getByTestId('crash-select').locator('option').nth(3).getAttribute('value');

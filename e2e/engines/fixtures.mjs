@@ -32,7 +32,13 @@ class Playground {
   runAsync(script, ...args) { return this.session.runAsync(script, ...args); }
   until(probe, options) { return this.session.until(probe, options); }
   find(id) { return this.session.byTestId(id); }
-  click(id) { return this.session.click(id); }
+  async click(id) { await this.reach(id); await this.session.click(id); }
+  /** On a phone the settings fold behind a button: a reader taps it to get at one of them. */
+  async reach(id) {
+    const folded = await this.run(`const e = document.querySelector(arguments[0]);
+      return !!e && !e.checkVisibility() && !!e.closest('.controls .settings');`, `[data-testid="${id}"]`);
+    if (folded) await this.session.click('settings-toggle');
+  }
   /** Waits until the text of `id` (white space collapsed, as a reader sees it) matches `want`. */
   text(id, want, options) { return this.session.textOf(id, want, options); }
   /** Waits until the attribute `name` of the element `id` is `want`; returns it. */
@@ -75,6 +81,7 @@ class Playground {
   }
   /** Picks `value` in the select `id`, as a reader does: a click on its option. */
   async select(id, value) {
+    await this.reach(id);
     const [option] = await this.session.find(`[data-testid="${id}"] option[value="${value}"]`);
     if (!option) throw new Error(`${id} has no option ${value}`);
     await option.click();

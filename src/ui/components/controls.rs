@@ -47,6 +47,7 @@ pub struct ControlsProps {
 #[component]
 pub fn Controls(props: &ControlsProps) -> Html {
     let full = !props.only_crash;
+    let open = use_state(|| false);
     let Some(model) = use_context::<Ctx>() else {
         return html! {};
     };
@@ -118,9 +119,35 @@ pub fn Controls(props: &ControlsProps) -> Html {
     };
     let armed = model.armed.map(|b| b.name()).unwrap_or("");
     let ordering = model.ordering();
+    let crash = html! {
+        <label class="crash">{ t(lang, "label.crash") }
+            <select data-testid="crash-select" onchange={on_crash}>
+                <option value="" selected={model.armed.is_none()}>{ t(lang, "crash.none") }</option>
+                { for GROUPS.iter().map(|(group, boundaries)| html! {
+                    <optgroup label={t(lang, group)}>
+                        { for boundaries.iter().map(|b| html! {
+                            <option value={b.name()} selected={armed == b.name()}>
+                                { format!("{}. {} — {}", b.number(), b.name(), t(lang, &format!("boundary.{}", b.name()))) }
+                            </option>
+                        }) }
+                    </optgroup>
+                }) }
+            </select>
+        </label>
+    };
+    let toggle = {
+        let open = open.clone();
+        Callback::from(move |_| open.set(!*open))
+    };
     html! {
-        <section class="controls" aria-label="controls">
+        <section class={classes!("controls", (*open).then_some("open"))} aria-label={t(lang, "settings.label")}>
             if full {
+            // On a phone the player comes first and the settings fold behind this button (`www/style.css`); a
+            // wider screen shows them all and no button.
+            <button class="settings-toggle" data-testid="settings-toggle" aria-expanded={open.to_string()}
+                aria-controls="settings settings-more" onclick={toggle}>{ t(lang, "settings.toggle") }</button>
+            <span class="settings-now" translate="no">{ settings_now(&model) }</span>
+            <div class="settings" id="settings">
             <label>{ t(lang, "label.mode") }
                 <select data-testid="mode-select" onchange={on_mode}>
                     { for Ordering::ALL.into_iter().map(|o| html! {
@@ -148,36 +175,52 @@ pub fn Controls(props: &ControlsProps) -> Html {
                     onchange={fault(FaultTarget::EffectInsert)} disabled={model.down.is_some()} />
                 { t(lang, "label.fault_effect") }
             </label>
+            { crash }
+            </div>
+            } else {
+                { crash }
             }
-            <label class="crash">{ t(lang, "label.crash") }
-                <select data-testid="crash-select" onchange={on_crash}>
-                    <option value="" selected={model.armed.is_none()}>{ t(lang, "crash.none") }</option>
-                    { for GROUPS.iter().map(|(group, boundaries)| html! {
-                        <optgroup label={t(lang, group)}>
-                            { for boundaries.iter().map(|b| html! {
-                                <option value={b.name()} selected={armed == b.name()}>
-                                    { format!("{}. {} — {}", b.number(), b.name(), t(lang, &format!("boundary.{}", b.name()))) }
-                                </option>
-                            }) }
-                        </optgroup>
-                    }) }
-                </select>
-            </label>
             <button data-testid="restart" onclick={restart} class={classes!(model.down.is_some().then_some("urgent"))}>
                 { t(lang, "btn.restart") }</button>
             if full {
+            <div class="settings" id="settings-more">
             <Power />
             <button data-testid="reset" onclick={reset}>{ t(lang, "btn.reset") }</button>
             <button data-testid="export" onclick={export}>{ t(lang, "btn.export") }</button>
             if !model.flows.iter().any(|f| f == "B") {
                 <button data-testid="add-flow-B" onclick={add_b}>{ tf(lang, "btn.add_flow", &["B"]) }</button>
             }
+            </div>
             }
             if let Some(b) = model.armed {
                 <p class="armed" role="status">{ tf(lang, "crash.armed", &[b.name()]) }</p>
             }
         </section>
     }
+}
+
+/// What the folded settings are set to, in the protocol's words: the consumer, `synchronous`, and whichever
+/// switch is on.
+fn settings_now(model: &Ctx) -> String {
+    // SQLite's spelling of the pragma's value, as the select shows it.
+    let sync = match model.synchronous() {
+        Synchronous::Full => "FULL",
+        Synchronous::Normal => "NORMAL",
+        Synchronous::Off => "OFF",
+    };
+    let mut now = vec![model.ordering().name(), sync];
+    if model.support_v2() {
+        now.push("support_v2");
+    }
+    if model.schema2 {
+        now.push("schema 2");
+    }
+    if model.fault_active(FaultTarget::OutboxInsert)
+        || model.fault_active(FaultTarget::EffectInsert)
+    {
+        now.push("trigger");
+    }
+    now.join(" · ")
 }
 
 /// `synchronous`, *Checkpoint* and *⚡ Power cut…*, whose menu asks whose machine loses power. The menu's
