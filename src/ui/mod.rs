@@ -270,16 +270,36 @@ pub fn after_paint(f: impl FnOnce() + 'static) {
 }
 
 /// Runs `f` as the next task, after the browser has had its turn (input, rendering): the pace of chunked work.
-/// A message task is not clamped the way nested `setTimeout`s are (4 ms each after the fifth).
+/// A message task is not clamped the way nested `setTimeout`s are (4 ms each after the fifth). The page posts
+/// the message to its own window, not through a `MessageChannel`: WebKit carries a port's message through
+/// another process, about 2 ms a hop where a window's message takes microseconds (`bench/engines.mjs`).
 pub fn yield_then(f: impl FnOnce() + 'static) {
-    use wasm_bindgen::JsCast;
-    let Ok(channel) = web_sys::MessageChannel::new() else {
-        run_soon(f);
-        return;
-    };
-    let closure = wasm_bindgen::closure::Closure::once_into_js(f);
-    channel.port1().set_onmessage(Some(closure.unchecked_ref()));
-    let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
+    yield_to(&wasm_bindgen::closure::Closure::once_into_js(f));
+}
+
+// The page's JavaScript in one snippet (each `inline_js` is a file the page fetches at start-up): the yield's
+// queue, whose listener runs one callback per message the page posted itself (a worker, which has no window,
+// keeps a port), and the diagram's PNG export.
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = "const q = [], K = 'outbox-playground:yield';
+let on = false;
+export function yield_to(f) {
+  if (typeof window != 'object') { const c = new MessageChannel(); c.port1.onmessage = () => f(); c.port2.postMessage(0); return; }
+  if (!on) { on = true; addEventListener('message', (e) => { if (e.data === K && e.source === window) { e.stopImmediatePropagation(); q.shift()?.(); } }); }
+  q.push(f); postMessage(K, '*');
+}
+export function save_png(svg, name, w, h) {
+  const img = new Image();
+  img.onload = () => {
+    const c = document.createElement('canvas');
+    c.width = w * 2; c.height = h * 2;
+    const g = c.getContext('2d'); g.scale(2, 2); g.drawImage(img, 0, 0);
+    c.toBlob((b) => { const a = document.createElement('a'); a.href = URL.createObjectURL(b); a.download = name; a.click(); }, 'image/png');
+  };
+  img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+}")]
+extern "C" {
+    fn yield_to(f: &wasm_bindgen::JsValue);
+    pub fn save_png(svg: &str, name: &str, w: u32, h: u32);
 }
 
 /// Milliseconds since the page started, for progress and rates.

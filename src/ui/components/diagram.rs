@@ -4,29 +4,15 @@
 
 use super::log::{reason, result_label};
 use crate::ui::i18n::{t, tf};
+use crate::ui::save_png;
 use crate::ui::Ctx;
 use outbox_core::diagram::{self, Diagram, Style, HEADER, ROW, WIDTH};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Rows drawn beyond those on screen, and the step by which the drawn window moves: scrolling within a block
 /// changes nothing in the DOM.
 const BLOCK: usize = 16;
-
-#[wasm_bindgen(inline_js = "export function save_png(svg, name, w, h) {
-  const img = new Image();
-  img.onload = () => {
-    const c = document.createElement('canvas');
-    c.width = w * 2; c.height = h * 2;
-    const g = c.getContext('2d'); g.scale(2, 2); g.drawImage(img, 0, 0);
-    c.toBlob((b) => { const a = document.createElement('a'); a.href = URL.createObjectURL(b); a.download = name; a.click(); }, 'image/png');
-  };
-  img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
-}")]
-extern "C" {
-    fn save_png(svg: &str, name: &str, w: u32, h: u32);
-}
 
 /// The row index of the `data-step` element at or above the event's target.
 fn step_of(e: &Event) -> Option<usize> {
