@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { checkerReport, soakReport } from './sections.mjs';
+import { enginesReport } from './engines-report.mjs';
 
 const [nativeFile, browserFile, outFile, soakFile, checkOneFile, checkAllFile, checkLargeFile, checkSymFile, checkPageFile,
-  previousFile, lighthouseFile] = process.argv.slice(2);
+  previousFile, lighthouseFile, enginesFile] = process.argv.slice(2);
 const n = JSON.parse(fs.readFileSync(nativeFile, 'utf8'));
 const b = JSON.parse(fs.readFileSync(browserFile, 'utf8'));
 const budget = JSON.parse(fs.readFileSync('size-budget.json', 'utf8'));
@@ -355,6 +356,8 @@ const ruleSection = ruled.length && builtin.length ? `
 What the rule adds per apply: \`waiting\` filled in a scratch database, the rule's prepared statement run there;
 per new state, \`rule_answers\` asks the rule at every flow, \`waiting\` built from the state's rows.
 ` : '';
-const all = md + lighthouseSection + previousSection + checkerSection + ruleSection + soakSection;
+const enginesSection = enginesFile && fs.existsSync(enginesFile)
+  ? enginesReport(JSON.parse(fs.readFileSync(enginesFile, 'utf8'))) : '';
+const all = md + enginesSection + lighthouseSection + previousSection + checkerSection + ruleSection + soakSection;
 fs.writeFileSync(outFile, all);
 console.log(all);

@@ -32,6 +32,8 @@ for i in 1 2 3 4 5; do
 done
 # The checker in the page: the default configuration clicked, and one vs two workers at once.
 node bench/checker-page.mjs > target/bench-check-page.json
+# Every engine side by side: Chromium, Firefox ESR and WebKitGTK over their own WebDrivers (bench/engines.mjs).
+node bench/engines.mjs > target/bench-engines.json
 # Real processes on real files: the kill -9 soak at the size of the goal (60 s, 4 workers).
 rm -rf target/bench-soak
 cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --seconds 60 --workers 4 \
@@ -39,5 +41,5 @@ cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --
 node bench/report.mjs target/bench-native.json target/bench-browser.json BENCHMARKS.md target/bench-soak.txt \
   target/bench-check-1.json target/bench-check-all.json target/bench-check-large.json \
   target/bench-check-large-symmetry.json target/bench-check-page.json target/bench-previous.md \
-  target/bench-lighthouse.json > /dev/null
+  target/bench-lighthouse.json target/bench-engines.json > /dev/null
 echo "wrote BENCHMARKS.md"

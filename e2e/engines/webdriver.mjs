@@ -67,14 +67,15 @@ async function request(base, method, route, body) {
   return value;
 }
 
-/** Starts `engine`'s driver and one browser session in it; `session.quit()` ends both. */
-export async function launchEngine(engine, { width = 1280, height = 900 } = {}) {
+/** Starts `engine`'s driver and one browser session in it; `session.quit()` ends both. `env` adds to the driver's
+ * environment, which the browser inherits (the benchmarks use it to switch an engine's JIT tier off). */
+export async function launchEngine(engine, { width = 1280, height = 900, env = {} } = {}) {
   const { driver, capabilities } = ENGINES[engine];
   const port = await freePort();
   const [command, args] = driver(port);
   const log = [];
   // Detached, so quitting kills the whole group (xvfb-run's Xvfb too).
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   child.stdout.on('data', (d) => log.push(String(d)));
   child.stderr.on('data', (d) => log.push(String(d)));
   const exited = new Promise((resolve) => child.on('exit', resolve));
