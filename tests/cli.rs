@@ -38,6 +38,88 @@ fn check_reproduces_all_twelve() {
     assert_eq!(lines.last().copied(), Some("12 passed, 0 failed"));
 }
 
+/// `--check FILE…` on copies of the twelve: as they are, each reproduces; with one expected field altered, each
+/// is a failure naming that field, and the exit code says so.
+#[test]
+fn check_reports_an_altered_expectation_as_a_failure() {
+    let dir = std::env::temp_dir().join(format!("outbox-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let experiments = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments");
+    let mut names: Vec<_> = std::fs::read_dir(experiments)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 12);
+    let (mut same, mut altered, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    for name in &names {
+        let text = std::fs::read_to_string(format!("{experiments}/{name}")).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, &text).unwrap();
+        same.push(path.to_string_lossy().into_owned());
+        // The first step's result, else the first field the expectation names, says something else.
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let expected = doc["experiment"]["expected"].as_object_mut().unwrap();
+        let (key, value) = expected.iter_mut().next().unwrap();
+        let field = match value {
+            serde_json::Value::Array(rows)
+                if rows.first().is_some_and(|r| r.get("result").is_some()) =>
+            {
+                rows[0]["result"] = "sql_error?".into();
+                format!("/{key}/0/result")
+            }
+            serde_json::Value::Object(fields) => {
+                fields.insert("altered".into(), true.into());
+                format!("/{key}/altered")
+            }
+            other => {
+                *other = "altered".into();
+                format!("/{key}")
+            }
+        };
+        fields.push(field);
+        let path = dir.join(format!("altered-{name}"));
+        std::fs::write(&path, doc.to_string()).unwrap();
+        altered.push(path.to_string_lossy().into_owned());
+    }
+    let args = |files: &[String]| {
+        let mut args = vec!["--check"];
+        args.extend(files.iter().map(String::as_str));
+        cli(&args, None)
+    };
+    let (code, out, _) = args(&same);
+    assert_eq!(
+        (code, out.lines().last()),
+        (0, Some("12 passed, 0 failed")),
+        "{out}"
+    );
+    let (code, out, _) = args(&altered);
+    assert_eq!(
+        (code, out.lines().last()),
+        (1, Some("0 passed, 12 failed")),
+        "{out}"
+    );
+    for field in &fields {
+        assert!(
+            out.lines().any(|l| l
+                .trim_start()
+                .starts_with(&format!("mismatch {field}: expected "))),
+            "no mismatch names {field}: {out}"
+        );
+    }
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("FAILED ")).count(),
+        12,
+        "{out}"
+    );
+    // A file that is not there is named, and nothing is checked.
+    let (code, out, err) = cli(&["--check", "no-such-experiment.json"], None);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("cannot read no-such-experiment.json"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn replay_prints_the_result_document_from_a_file_and_from_stdin() {
     let path = concat!(

@@ -427,6 +427,99 @@ both! {
         }
     }
 
+    fn an_altered_expectation_is_a_mismatch_at_that_field() {
+        for experiment in experiments::ALL {
+            let doc: Value = serde_json::from_str(experiment.text).unwrap();
+            let expected = &doc["experiment"]["expected"];
+            let mut paths = Vec::new();
+            leaves(expected, String::new(), &mut paths);
+            assert!(!paths.is_empty(), "{} expects something", experiment.file);
+            // The whole check, as the CLI and the page run it, on a copy with its first field altered ...
+            let copy = altered_at(&doc, &paths[0]);
+            let text: &'static str = Box::leak(copy.to_string().into_boxed_str());
+            let check = experiments::check(&experiments::Experiment {
+                file: experiment.file,
+                text,
+            })
+            .expect("the copy replays");
+            assert!(!check.ok(), "{} reproduced with {} altered", experiment.file, paths[0]);
+            assert!(
+                check.mismatches.iter().any(|m| m.starts_with(&format!("{}: expected ", paths[0]))),
+                "{}: {:?}",
+                experiment.file,
+                check.mismatches
+            );
+            // ... and the comparison of the same result with each of its fields altered in turn, and with a row
+            // fewer in each list.
+            let actual = check.result.to_value();
+            for path in &paths {
+                let copy = altered_at(&doc, path);
+                let mut mismatches = Vec::new();
+                experiments::compare(&copy["experiment"]["expected"], &actual, String::new(), &mut mismatches);
+                assert_eq!(mismatches.len(), 1, "{} {path}: {mismatches:?}", experiment.file);
+                assert!(mismatches[0].starts_with(&format!("{path}: expected ")), "{mismatches:?}");
+            }
+            let mut lists = Vec::new();
+            lists_of(expected, String::new(), &mut lists);
+            for path in lists {
+                let mut copy = expected.clone();
+                let list = copy.pointer_mut(&path).unwrap().as_array_mut().unwrap();
+                let n = list.len();
+                list.pop();
+                let mut mismatches = Vec::new();
+                experiments::compare(&copy, &actual, String::new(), &mut mismatches);
+                assert!(
+                    mismatches.contains(&format!("{path}: expected {} rows, got {n}", n - 1)),
+                    "{} {path}: {mismatches:?}",
+                    experiment.file
+                );
+            }
+        }
+    }
+
+    fn the_reproduced_result_reads_as_its_expectation() {
+        // What the CLI prints beside each experiment: the result cut to the expectation's shape equals it.
+        for check in experiments::check_all() {
+            let check = check.unwrap();
+            assert_eq!(check.got, check.expected, "{}", check.id);
+            assert_eq!(experiments::digest(&check.got), experiments::digest(&check.expected));
+        }
+    }
+
+    fn a_digest_folds_repeated_results_and_names_each_table() {
+        let doc = json!({
+            "steps": [
+                { "result": "committed" }, { "result": "committed" },
+                { "result": "crashed", "boundary": "apply.after_effect" }, { "result": "applied" }
+            ],
+            "producer": {
+                "flow": [{ "flow_id": "A", "state": "released", "seq": 3 }],
+                "outbox": [{ "event_id": "A1", "accepted": 1 }, { "event_id": "A2", "accepted": 0 }]
+            },
+            "consumer": {
+                "inbox": [{ "event_id": "A1", "state": "applied" }],
+                "projection": [{ "flow_id": "A", "state": "reserved", "last_seq": 1, "held": null }],
+                "effect": [{ "event_id": "A1", "kind": "reserved" }]
+            },
+            "invariant": { "holds": false }
+        });
+        assert_eq!(
+            experiments::digest(&doc),
+            "steps committed×2 crashed@apply.after_effect applied · flow [A=released/3] · \
+             outbox [A1:accepted=1 A2:accepted=0] · inbox [A1:applied] · projection [A=reserved/1/-] · \
+             effect [A1:reserved] · invariant broken"
+        );
+        assert_eq!(
+            experiments::digest(&json!({ "steps": [{ "result": "gap" }], "invariant": { "holds": true } })),
+            "steps gap · invariant holds"
+        );
+        // A field the expectation leaves out reads `_`.
+        assert_eq!(
+            experiments::digest(&json!({ "consumer": { "projection": [{ "flow_id": "B" }] } })),
+            "projection [B=_/_/_]"
+        );
+    }
+
     fn the_trace_md_example_gives_the_trace_md_result() {
         let text = r#"{
           "format": "outbox-playground-trace/1",
@@ -617,3 +710,50 @@ mod rules;
 
 #[path = "core/power.rs"]
 mod power;
+
+/// Every leaf of `v` with its path as `experiments::compare` names it (`/steps/2/result`, a JSON pointer).
+fn leaves(v: &Value, path: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, x)| leaves(x, format!("{path}/{k}"), out)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| leaves(x, format!("{path}/{i}"), out)),
+        _ => out.push(path),
+    }
+}
+
+/// The path of every non-empty list in `v`.
+fn lists_of(v: &Value, path: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, x)| lists_of(x, format!("{path}/{k}"), out)),
+        Value::Array(a) => {
+            if !a.is_empty() {
+                out.push(path.clone());
+            }
+            a.iter()
+                .enumerate()
+                .for_each(|(i, x)| lists_of(x, format!("{path}/{i}"), out));
+        }
+        _ => {}
+    }
+}
+
+/// A copy of the experiment file `doc` whose expected field at `path` says something else.
+fn altered_at(doc: &Value, path: &str) -> Value {
+    let mut copy = doc.clone();
+    let field = copy
+        .pointer_mut(&format!("/experiment/expected{path}"))
+        .unwrap();
+    *field = match &*field {
+        Value::String(s) => Value::String(format!("{s}?")),
+        Value::Number(n) => json!(n.as_i64().expect("whole numbers") + 1),
+        Value::Bool(b) => Value::Bool(!b),
+        _ => json!("?"),
+    };
+    copy
+}
