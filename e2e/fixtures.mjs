@@ -75,17 +75,23 @@ export const test = base.extend({
 
 /**
  * Resolves once the page has run every task queued before this call, and rendered a frame after them. The
- * playground's slices and replays yield through MessageChannel tasks, so anything they had pending has run by
- * then: a check that "nothing else happened" made after it is not racing them.
+ * playground's slices and replays yield by messages to their own window (`ui::yield_then`), so anything they had
+ * pending has run before a message posted the same way after them: a check that "nothing else happened" made
+ * after it is not racing them.
  */
 export function pendingTasksRun(page) {
   return page.evaluate(() => new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => requestAnimationFrame(() => {
-      port1.onmessage = () => resolve();
-      port2.postMessage(null);
-    });
-    port2.postMessage(null);
+    const hop = (then) => {
+      const key = `pending-tasks:${Math.random()}`;
+      const heard = (e) => {
+        if (e.data !== key) return;
+        removeEventListener('message', heard);
+        then();
+      };
+      addEventListener('message', heard);
+      postMessage(key, '*');
+    };
+    hop(() => requestAnimationFrame(() => hop(resolve)));
   }));
 }
 
