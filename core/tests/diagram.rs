@@ -3,7 +3,7 @@
 //! checked in Chromium by the end-to-end tests).
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_core::diagram::{svg, Diagram, Style};
+use outbox_core::diagram::{row_at, svg, Diagram, Style};
 use outbox_core::lang::Lang;
 use outbox_core::playground::{Command, Entry, Playground};
 use outbox_core::protocol::{Boundary, Outcome};
@@ -151,16 +151,22 @@ fn chinese_glosses_the_business_states_and_names_the_lanes() {
     assert!(svg.contains("lang=\"zh-Hans\""));
 }
 
-/// The golden files: experiment 3 (English, light) and the experiments that draw the other rows, each in both
-/// languages and both styles between its two files: 6 (schema 2, a block), 8 (a receive), 9 (crashes at the ten
-/// boundaries and their restarts), 10 (a rejected write, a fault). Each file is the exported SVG with one tag a
-/// line. `UPDATE_GOLDEN=1` writes them anew; review the diff.
+/// The golden files: experiment 3 (English, light) and the sessions that draw the other rows, each in both
+/// languages and both styles between its two files: experiments 5 (the broken invariant's mark), 6 (schema 2, a
+/// block), 7 (two flows drained at once, one stopped at a gap), 8 (a receive), 9 (crashes at the ten boundaries
+/// and their restarts), 10 (a rejected write, a fault), and a power cut under NORMAL as the last step (the cut,
+/// the rows it took, the restart). Each file is the exported SVG with one tag a line. `UPDATE_GOLDEN=1` writes
+/// them anew; review the diff.
 #[test]
 fn golden_svgs() {
-    const GOLDEN: [(usize, Lang, bool, &str); 9] = [
+    const GOLDEN: [(usize, Lang, bool, &str); 13] = [
         (3, Lang::En, false, "03-arrival-3-1-2.svg"),
+        (5, Lang::En, true, "05-dedupe-only-consumer.dark.svg"),
+        (5, Lang::Zh, false, "05-dedupe-only-consumer.zh.svg"),
         (6, Lang::En, false, "06-schema-v2-blocks.svg"),
         (6, Lang::Zh, true, "06-schema-v2-blocks.zh.dark.svg"),
+        (7, Lang::En, false, "07-gap-isolation.svg"),
+        (7, Lang::Zh, true, "07-gap-isolation.zh.dark.svg"),
         (8, Lang::Zh, false, "08-relay-starvation.zh.svg"),
         (8, Lang::En, true, "08-relay-starvation.dark.svg"),
         (9, Lang::En, false, "09-ten-crash-boundaries.svg"),
@@ -168,10 +174,29 @@ fn golden_svgs() {
         (10, Lang::Zh, false, "10-rejecting-triggers.zh.svg"),
         (10, Lang::En, true, "10-rejecting-triggers.dark.svg"),
     ];
+    let power_cut = || {
+        let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+        let trace = outbox_core::trace::parse(
+            r#"{"format":"outbox-playground-trace/1","steps":[{"op":"set_synchronous","mode":"normal"},
+            {"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":{"amount":3}},
+            {"op":"relay"},{"op":"power_cut","databases":["consumer"]}]}"#,
+        )
+        .unwrap();
+        pg.apply(Command::Load(Box::new(trace)));
+        assert!(pg.notice.is_none(), "{:?}", pg.notice);
+        pg
+    };
+    let sessions = GOLDEN
+        .into_iter()
+        .map(|(n, lang, dark, name)| (preset(n), lang, dark, name))
+        .chain([
+            (power_cut(), Lang::En, false, "power-cut-normal.svg"),
+            (power_cut(), Lang::Zh, true, "power-cut-normal.zh.dark.svg"),
+        ]);
     let mut changed = Vec::new();
-    for (n, lang, dark, name) in GOLDEN {
+    for (pg, lang, dark, name) in sessions {
         // One tag a line, so that a change reads as a diff of the marks it moved.
-        let svg = draw(&preset(n), lang, Style::File { dark }).replace("><", ">\n<") + "\n";
+        let svg = draw(&pg, lang, Style::File { dark }).replace("><", ">\n<") + "\n";
         let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             std::fs::write(&path, &svg).unwrap();
@@ -242,4 +267,57 @@ fn an_apply_that_fails_shows_its_answer() {
             && svg.contains(">A: sql_error<"),
         "{svg}"
     );
+}
+
+/// The number in `attribute="N"`, the first after `from` in `text`.
+fn number_after(text: &str, from: &str) -> usize {
+    let at = text
+        .find(from)
+        .unwrap_or_else(|| panic!("{from} in {text}"))
+        + from.len();
+    let end = text[at..].find('"').unwrap();
+    text[at..at + end].parse().unwrap()
+}
+
+/// The page scrolls a long diagram by asking `row_at` which row an offset falls in: every offset inside a
+/// row's band, as the file draws it, is that row.
+#[test]
+fn the_row_under_an_offset_is_the_row_drawn_there() {
+    let pg = preset(9);
+    let svg = file(&pg, Lang::En);
+    let rows: Vec<&str> = svg.split("<g class=\"row").skip(1).collect();
+    assert_eq!(rows.len(), pg.entries.len());
+    for row in rows {
+        let step = number_after(row, "data-step=\"");
+        let band = &row[row
+            .find("<rect class=\"band\"")
+            .expect("a row has its band")..];
+        let (y, height) = (number_after(band, " y=\""), number_after(band, "height=\""));
+        assert_eq!(
+            (row_at(y), row_at(y + height - 1)),
+            (step, step),
+            "row {step}"
+        );
+    }
+    // Above the first row (the lanes' heads): the first row.
+    assert_eq!(row_at(0), 0);
+}
+
+/// A `receive` names its flow inside its event: its arrow has that flow's colour, the second flow's here.
+#[test]
+fn a_receive_takes_the_colour_of_its_events_flow() {
+    let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+    let trace = outbox_core::trace::parse(
+        r#"{"format":"outbox-playground-trace/1","steps":[
+        {"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":{"amount":3}},
+        {"op":"receive","event":{"event_id":"B1","flow_id":"B","seq":1,"kind":"reserved","schema":1,"payload":{"amount":3}}}]}"#,
+    )
+    .unwrap();
+    pg.apply(Command::Load(Box::new(trace)));
+    let svg = file(&pg, Lang::En);
+    let receive = &svg[svg.find("data-step=\"1\"").unwrap()..];
+    let arrow = &receive[receive
+        .find("<line class=\"msg")
+        .expect("the receive's arrow")..];
+    assert!(arrow.starts_with("<line class=\"msg f1 "), "{arrow}");
 }
