@@ -154,8 +154,8 @@ fn chinese_glosses_the_business_states_and_names_the_lanes() {
 /// The golden files: experiment 3 (English, light) and the sessions that draw the other rows, each in both
 /// languages and both styles between its two files: experiments 5 (the broken invariant's mark), 6 (schema 2, a
 /// block), 7 (two flows drained at once, one stopped at a gap), 8 (a receive), 9 (crashes at the ten boundaries
-/// and their restarts), 10 (a rejected write, a fault), and a power cut under NORMAL as the last step (the cut,
-/// the rows it took, the restart). Each file is the exported SVG with one tag a line. `UPDATE_GOLDEN=1` writes
+/// and their restarts), 10 (a rejected write, a fault); a power cut under NORMAL as the last step, of each
+/// machine (the cut, the rows it took, the restart); a crash as the last step and the reader's Restart. Each file is the exported SVG with one tag a line. `UPDATE_GOLDEN=1` writes
 /// them anew; review the diff.
 #[test]
 fn golden_svgs() {
@@ -174,24 +174,45 @@ fn golden_svgs() {
         (10, Lang::Zh, false, "10-rejecting-triggers.zh.svg"),
         (10, Lang::En, true, "10-rejecting-triggers.dark.svg"),
     ];
-    let power_cut = || {
+    let power_cut = |database: &str| {
         let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
-        let trace = outbox_core::trace::parse(
-            r#"{"format":"outbox-playground-trace/1","steps":[{"op":"set_synchronous","mode":"normal"},
-            {"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":{"amount":3}},
-            {"op":"relay"},{"op":"power_cut","databases":["consumer"]}]}"#,
-        )
+        let trace = outbox_core::trace::parse(&format!(
+            r#"{{"format":"outbox-playground-trace/1","steps":[{{"op":"set_synchronous","mode":"normal"}},
+            {{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":{{"amount":3}}}},
+            {{"op":"relay"}},{{"op":"power_cut","databases":["{database}"]}}]}}"#
+        ))
         .unwrap();
         pg.apply(Command::Load(Box::new(trace)));
         assert!(pg.notice.is_none(), "{:?}", pg.notice);
+        pg
+    };
+    // A crash as the last step, and the reader's Restart after it.
+    let restarted = || {
+        let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+        pg.apply(Command::Advance("A".into()));
+        pg.apply(Command::DeliverNext);
+        pg.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
+        pg.apply(Command::Apply("A".into()));
+        pg.apply(Command::Restart);
         pg
     };
     let sessions = GOLDEN
         .into_iter()
         .map(|(n, lang, dark, name)| (preset(n), lang, dark, name))
         .chain([
-            (power_cut(), Lang::En, false, "power-cut-normal.svg"),
-            (power_cut(), Lang::Zh, true, "power-cut-normal.zh.dark.svg"),
+            (
+                power_cut("consumer"),
+                Lang::En,
+                false,
+                "power-cut-consumer.svg",
+            ),
+            (
+                power_cut("producer"),
+                Lang::Zh,
+                true,
+                "power-cut-producer.zh.dark.svg",
+            ),
+            (restarted(), Lang::En, true, "crash-then-restart.dark.svg"),
         ]);
     let mut changed = Vec::new();
     for (pg, lang, dark, name) in sessions {
@@ -230,7 +251,7 @@ fn golden_svgs() {
 fn hostile_text_is_escaped() {
     let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
     let trace = outbox_core::trace::parse(
-        r#"{"format":"outbox-playground-trace/1","steps":[{"op":"receive","event":{"event_id":"<i>\"a=\u0001","flow_id":"A&B"}}]}"#,
+        r#"{"format":"outbox-playground-trace/1","steps":[{"op":"receive","event":{"event_id":"<i>&\"a=\u0001","flow_id":"A&B"}}]}"#,
     )
     .unwrap();
     pg.apply(Command::Load(Box::new(trace)));
@@ -242,7 +263,15 @@ fn hostile_text_is_escaped() {
             !svg.contains("<i>") && !svg.contains("\"a=") && !svg.contains('\u{1}'),
             "{svg}"
         );
-        assert!(svg.contains("&lt;i&gt;&quot;a=\u{fffd}"), "{svg}");
+        assert!(svg.contains("&lt;i&gt;&amp;&quot;a=\u{fffd}"), "{svg}");
+        // Every ampersand begins an entity.
+        assert!(
+            svg.match_indices('&')
+                .all(|(i, _)| ["&amp;", "&lt;", "&gt;", "&quot;", "&#"]
+                    .iter()
+                    .any(|e| svg[i..].starts_with(e))),
+            "{svg}"
+        );
     }
 }
 
