@@ -358,6 +358,11 @@ per new state, \`rule_answers\` asks the rule at every flow, \`waiting\` built f
 ` : '';
 const enginesSection = enginesFile && fs.existsSync(enginesFile)
   ? enginesReport(JSON.parse(fs.readFileSync(enginesFile, 'utf8'))) : '';
-const all = md + enginesSection + lighthouseSection + previousSection + checkerSection + ruleSection + soakSection;
+// Sections measured by hand (their heading says so) are not this script's to measure: carried over as they were.
+const byHand = previousFile && fs.existsSync(previousFile)
+  ? fs.readFileSync(previousFile, 'utf8').split(/\n(?=## )/).filter((part) => /^## .*measured by hand/.test(part))
+    .map((part) => `\n${part.trimEnd()}\n`).join('')
+  : '';
+const all = md + enginesSection + lighthouseSection + previousSection + checkerSection + ruleSection + soakSection + byHand;
 fs.writeFileSync(outFile, all);
 console.log(all);
