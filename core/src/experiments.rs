@@ -2,7 +2,7 @@
 //! browser replay the very same bytes, and the check that compares each live result with the article's.
 
 use crate::trace::{self, ResultDoc};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// One experiment file: its name in `experiments/` and its text.
 #[derive(Clone, Copy, Debug)]
@@ -71,10 +71,16 @@ pub fn check(experiment: &Experiment) -> Result<Check, String> {
             .unwrap_or("")
             .to_owned()
     };
-    let expected = meta
-        .get("expected")
-        .cloned()
-        .unwrap_or(Value::Object(Map::new()));
+    // A file that expects nothing would reproduce whatever it did: refused, not passed.
+    let expected = match meta.get("expected") {
+        Some(Value::Object(e)) if !e.is_empty() => Value::Object(e.clone()),
+        _ => {
+            return Err(format!(
+                "{}: its `experiment.expected` names nothing to compare",
+                experiment.file
+            ))
+        }
+    };
     let result = trace::replay(&parsed).map_err(|e| format!("{}: {e}", experiment.file))?;
     let actual = result.to_value();
     let mut mismatches = Vec::new();

@@ -216,7 +216,8 @@ fn golden_svgs() {
         ]);
     let mut changed = Vec::new();
     for (pg, lang, dark, name) in sessions {
-        // One tag a line, so that a change reads as a diff of the marks it moved.
+        // One tag a line, so that a change reads as a diff of the marks it moved (the drawing has no newline of
+        // its own, so `replace(">\n<", "><")` gives the file back, as the CLI's test does).
         let svg = draw(&pg, lang, Style::File { dark }).replace("><", ">\n<") + "\n";
         let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
         if std::env::var_os("UPDATE_GOLDEN").is_some() {

@@ -158,7 +158,8 @@ fn check(list: &[experiments::Experiment]) -> ExitCode {
                 }
             }
             Err(e) => {
-                say!(out, "FAILED {}: {e}", experiment.file);
+                // The message names the file already.
+                say!(out, "FAILED {e}");
                 failed += 1;
             }
         }
