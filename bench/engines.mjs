@@ -20,7 +20,9 @@ const LOADS = Number(process.env.LOADS ?? 7);
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return { median: at(0.5), p95: at(0.95), min: s[0], max: s[s.length - 1], samples: s.length };
+  const mid = s.length / 2;
+  const median = s.length % 2 ? s[Math.floor(mid)] : (s[mid - 1] + s[mid]) / 2;
+  return { median, p95: at(0.95), min: s[0], max: s[s.length - 1], samples: s.length };
 };
 const log = (...args) => console.error('[engines]', ...args);
 
@@ -89,14 +91,14 @@ for (let i = 0; i < 3; i++) {
 
 // One page per engine, open side by side, for the steps, the checker and the core alone.
 const sessions = {};
-for (const engine of ENGINES) {
-  sessions[engine] = await launchEngine(engine, { width: 1280, height: 900 });
-  // A search in a slow engine can outlast WebDriver's default 30 s for an async script.
-  await sessions[engine].call('POST', '/timeouts', { script: 600_000 });
-  await sessions[engine].goto(server.url);
-  await sessions[engine].textOf('experiments-summary', /^12\/12/, { timeout: 120_000 });
-}
 try {
+  for (const engine of ENGINES) {
+    sessions[engine] = await launchEngine(engine, { width: 1280, height: 900 });
+    // A search in a slow engine can outlast WebDriver's default 30 s for an async script.
+    await sessions[engine].call('POST', '/timeouts', { script: 600_000 });
+    await sessions[engine].goto(server.url);
+    await sessions[engine].textOf('experiments-summary', /^12\/12/, { timeout: 120_000 });
+  }
   // One UI step: click → the next task, each step after the page has painted the last.
   const STEP = `const [done] = arguments;
     const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -234,10 +236,10 @@ try {
   log('core', ENGINES.map((e) => `${e} ${stats(samples[e].core).median.toFixed(0)} ms`).join(', '));
 } finally {
   for (const s of Object.values(sessions)) await s.quit();
+  await server.close();
 }
 
 for (const engine of ENGINES) {
   out[engine] = Object.fromEntries(Object.entries(samples[engine]).map(([k, v]) => [k, stats(v)]));
 }
 console.log(JSON.stringify(out, null, 2));
-await server.close();

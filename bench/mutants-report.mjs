@@ -7,11 +7,17 @@ import path from 'node:path';
 const dir = process.argv[2] ?? 'target/mutants';
 const read = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 const outcome = new Map();
-const runs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((r) => fs.existsSync(path.join(dir, r, 'core'))) : [];
+// Finished runs only (scripts/mutants.sh marks them `done`): an interrupted one may not have tried the
+// workspace's tests on what the core's missed. Across runs a mutant caught once counts as caught.
+const runs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((r) => fs.existsSync(path.join(dir, r, 'done'))) : [];
+const unfinished = fs.existsSync(dir) ? fs.readdirSync(dir).filter((r) => !runs.includes(r)) : [];
+const rank = { caught: 3, timeout: 2, unviable: 1, missed: 0 };
 for (const run of runs) {
   const out = (phase, kind) => read(path.join(dir, run, phase, 'mutants.out', `${kind}.txt`));
   for (const kind of ['caught', 'missed', 'unviable', 'timeout']) {
-    for (const name of out('core', kind)) outcome.set(name, kind);
+    for (const name of out('core', kind)) {
+      if (!outcome.has(name) || rank[kind] > rank[outcome.get(name)]) outcome.set(name, kind);
+    }
   }
   for (const kind of ['caught', 'timeout']) {
     for (const name of out('workspace', kind)) if (outcome.get(name) === 'missed') outcome.set(name, kind);
@@ -38,7 +44,7 @@ const rows = [...modules].sort(([a], [b]) => a.localeCompare(b)).map(([name, m])
   for (const k of Object.keys(total)) total[k] += m[k];
   return `| \`${name}\` | ${m.caught} | ${m.missed} | ${m.unviable} | ${m.timeout} | ${score(m)} |`;
 });
-console.log(`${outcome.size} mutants of outbox-core from ${runs.length} run(s) of scripts/mutants.sh (${runs.join(', ')}).
+console.log(`${outcome.size} mutants of outbox-core from ${runs.length} finished run(s) of scripts/mutants.sh (${runs.join(', ')})${unfinished.length ? `; not counted, unfinished: ${unfinished.join(', ')}` : ''}.
 
 | module | caught | missed | unviable | timeout | caught of viable |
 |---|---|---|---|---|---|

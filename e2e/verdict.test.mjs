@@ -32,12 +32,14 @@ for (const lang of ['en', 'zh']) {
     });
     await context.route((url) => url.pathname === '/' || url.pathname.endsWith('/index.html'), async (route) => {
       const response = await route.fetch();
-      const html = (await response.text()).replace(/ (data-)?integrity="[^"]*"/g, '');
+      // Quoted or not: the minified page writes the preload's bare.
+      const html = (await response.text()).replace(/\s(data-)?integrity=("[^"]*"|'[^']*'|[^\s>]+)/g, '');
       await route.fulfill({ response, body: html });
     });
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     await page.goto(dist.url);
     await expect(page.getByTestId('experiments-summary')).toHaveText(lang === 'en'
       ? '11/12 article experiments reproduced in this browser' : /^11\/12/, { timeout: 60_000 });

@@ -33,7 +33,8 @@ done
 # The checker in the page: the default configuration clicked, and one vs two workers at once.
 node bench/checker-page.mjs > target/bench-check-page.json
 # Every engine side by side: Chromium, Firefox ESR and WebKitGTK over their own WebDrivers (bench/engines.mjs).
-node bench/engines.mjs > target/bench-engines.json
+# A missing driver or a stuck engine leaves the other figures to be written without this section.
+node bench/engines.mjs > target/bench-engines.json || rm -f target/bench-engines.json
 # Real processes on real files: the kill -9 soak at the size of the goal (60 s, 4 workers).
 rm -rf target/bench-soak
 cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --seconds 60 --workers 4 \
