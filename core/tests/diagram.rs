@@ -155,7 +155,8 @@ fn chinese_glosses_the_business_states_and_names_the_lanes() {
 /// languages and both styles between its two files: experiments 5 (the broken invariant's mark), 6 (schema 2, a
 /// block), 7 (two flows drained at once, one stopped at a gap), 8 (a receive), 9 (crashes at the ten boundaries
 /// and their restarts), 10 (a rejected write, a fault); a power cut under NORMAL as the last step, of each
-/// machine (the cut, the rows it took, the restart); a crash as the last step and the reader's Restart. Each file is the exported SVG with one tag a line. `UPDATE_GOLDEN=1` writes
+/// machine and of both (the cut, the rows it took, the restart); a crash as the last step and the reader's
+/// Restart; one drain that applies two flows and stops a third at its gap, and one that applies nothing. Each file is the exported SVG with one tag a line. `UPDATE_GOLDEN=1` writes
 /// them anew; review the diff.
 #[test]
 fn golden_svgs() {
@@ -196,6 +197,38 @@ fn golden_svgs() {
         pg.apply(Command::Restart);
         pg
     };
+    // One process_all that applies A1 and B1 and stops C at its gap (C1 never relayed), then one that applies
+    // nothing.
+    let drain = || {
+        let advance = |flow: &str, n: u32| {
+            format!(
+                r#"{{"op":"advance","flow":"{flow}","event_id":"{flow}{n}","expected_seq":{},"kind":"{}","schema":1,"payload":{{"amount":3}}}}"#,
+                n - 1,
+                ["reserved", "confirmed"][n as usize - 1]
+            )
+        };
+        let steps = [
+            advance("A", 1),
+            advance("B", 1),
+            advance("C", 1),
+            advance("C", 2),
+            r#"{"op":"relay","event_id":"A1"}"#.into(),
+            r#"{"op":"relay","event_id":"B1"}"#.into(),
+            r#"{"op":"relay","event_id":"C2"}"#.into(),
+            r#"{"op":"process_all"}"#.into(),
+            // Again: nothing to apply, C still waiting at its gap.
+            r#"{"op":"process_all"}"#.into(),
+        ];
+        let trace = outbox_core::trace::parse(&format!(
+            r#"{{"format":"outbox-playground-trace/1","steps":[{}]}}"#,
+            steps.join(",")
+        ))
+        .unwrap();
+        let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+        pg.apply(Command::Load(Box::new(trace)));
+        assert!(pg.notice.is_none(), "{:?}", pg.notice);
+        pg
+    };
     let sessions = GOLDEN
         .into_iter()
         .map(|(n, lang, dark, name)| (preset(n), lang, dark, name))
@@ -213,6 +246,13 @@ fn golden_svgs() {
                 "power-cut-producer.zh.dark.svg",
             ),
             (restarted(), Lang::En, true, "crash-then-restart.dark.svg"),
+            (
+                power_cut("consumer\",\"producer"),
+                Lang::Zh,
+                false,
+                "power-cut-both.zh.svg",
+            ),
+            (drain(), Lang::En, false, "drain-two-flows-and-a-gap.svg"),
         ]);
     let mut changed = Vec::new();
     for (pg, lang, dark, name) in sessions {
