@@ -121,12 +121,7 @@ fn power_loss(r: &Replay, trace: &Trace, at: usize, ev: &str, lang: Lang) -> Exp
             _ => None,
         })
         .unwrap_or_default();
-    // Spelled out: `to_uppercase` would bring Unicode's case tables (13 KB) into the page.
-    let sync = match mode {
-        Synchronous::Full => "FULL",
-        Synchronous::Normal => "NORMAL",
-        Synchronous::Off => "OFF",
-    };
+    let sync = mode.upper();
     let got = r.arrived.iter().find(|(id, _)| id == ev).map(|(_, i)| *i);
     let when = match (got, lang) {
         (Some(i), Lang::En) => format!(" at step {} ({})", i + 1, r.what(trace, i)),

@@ -202,13 +202,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
 /// What the folded settings are set to, in the protocol's words: the consumer, `synchronous`, and whichever
 /// switch is on.
 fn settings_now(model: &Ctx) -> String {
-    // SQLite's spelling of the pragma's value, as the select shows it.
-    let sync = match model.synchronous() {
-        Synchronous::Full => "FULL",
-        Synchronous::Normal => "NORMAL",
-        Synchronous::Off => "OFF",
-    };
-    let mut now = vec![model.ordering().name(), sync];
+    let mut now = vec![model.ordering().name(), model.synchronous().upper()];
     if model.support_v2() {
         now.push("support_v2");
     }

@@ -18,6 +18,18 @@ words! {
     }
 }
 
+impl Synchronous {
+    /// The pragma's value as SQLite spells it (`FULL`). Spelled out: `to_uppercase` would bring Unicode's case
+    /// tables (13 KB) into the page.
+    pub fn upper(self) -> &'static str {
+        match self {
+            Synchronous::Full => "FULL",
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Off => "OFF",
+        }
+    }
+}
+
 /// SQLite's automatic checkpoint (`wal_autocheckpoint`): once a database's WAL holds this many pages.
 pub const AUTOCHECKPOINT_PAGES: u32 = 1000;
 
