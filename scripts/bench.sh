@@ -8,7 +8,7 @@ cp BENCHMARKS.md target/bench-previous.md 2>/dev/null || true
 trunk build --release
 # Native SQLite with the page's 1 KiB pages, so "wasm vs native" compares the same storage work (the other
 # differences: the page's SQLite omits statements the protocol never runs, and is compiled for size).
-LIBSQLITE3_FLAGS="-DSQLITE_DEFAULT_PAGE_SIZE=1024" \
+LIBSQLITE3_FLAGS="-DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_DEFAULT_PAGE_SIZE=1024" \
   cargo run --quiet --profile bench-native --bin bench > target/bench-native.json
 node bench/browser.mjs > target/bench-browser.json
 node bench/lighthouse.mjs > target/bench-lighthouse.json

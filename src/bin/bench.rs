@@ -12,6 +12,7 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
+    use outbox_core::checker::{Config, Search};
     use outbox_core::explorer;
     use outbox_core::protocol::{Ordering, Outcome};
     use outbox_core::trace::{ConsumerSetup, Session, Step};
@@ -63,6 +64,20 @@ mod native {
         us
     }
 
+    /// CHECKER.md's default configuration on `threads` threads: milliseconds, and the transitions it ran.
+    fn checker_ms(threads: usize) -> (f64, u64) {
+        let t0 = Instant::now();
+        let mut search = Search::new(Config::default())
+            .expect("the default configuration")
+            .with_threads(threads);
+        let holds = matches!(search.finish(), Ok(v) if v.word() == "holds");
+        assert!(holds, "the default configuration holds");
+        (
+            t0.elapsed().as_secs_f64() * 1000.0,
+            search.counts().transitions,
+        )
+    }
+
     /// The same row writes with nothing around them: BEGIN IMMEDIATE, two cached INSERTs, COMMIT.
     fn bare_us_per_txn() -> f64 {
         let conn = Connection::open_with_flags(
@@ -106,7 +121,41 @@ mod native {
         t0.elapsed().as_secs_f64() * 1e6 / TXNS as f64
     }
 
+    /// The checker's figures (issue 38), each repetition beside a bare transaction: one thread's time per
+    /// transition in bare transactions, and what a second thread gains.
+    fn checker() -> serde_json::Value {
+        let (mut one, mut two, mut per, mut over, mut speedup) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut transitions = 0;
+        for _ in 0..REPS {
+            let (ms1, n) = checker_ms(1);
+            let (ms2, _) = checker_ms(2);
+            let b = bare_us_per_txn();
+            let us = ms1 * 1000.0 / n as f64;
+            transitions = n;
+            one.push(ms1);
+            two.push(ms2);
+            per.push(us);
+            over.push(us / b);
+            speedup.push(ms1 / ms2);
+        }
+        serde_json::json!({
+            "transitions": transitions,
+            "one_thread_ms": stats(one),
+            "two_threads_ms": stats(two),
+            "us_per_transition": stats(per),
+            "bare_txns_per_transition": stats(over),
+            "two_threads_speedup": stats(speedup),
+        })
+    }
+
     pub fn main() {
+        // `bench checker`: the checker's figures alone.
+        if std::env::args().nth(1).as_deref() == Some("checker") {
+            let out = serde_json::json!({ "checker": checker() });
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            return;
+        }
         let mut explorer = Vec::new();
         let mut runs = 0;
         let mut core = Vec::new();
@@ -135,6 +184,7 @@ mod native {
             "bare_us_per_txn": stats(bare),
             "core_over_bare": stats(ratio),
             "txns_per_sample": TXNS,
+            "checker": checker(),
         });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     }

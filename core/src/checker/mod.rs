@@ -7,6 +7,7 @@ pub mod actions;
 pub mod config;
 pub mod properties;
 pub mod report;
+mod rows;
 pub mod search;
 pub mod state;
 

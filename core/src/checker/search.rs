@@ -6,10 +6,12 @@
 use super::actions::{actions, Action, Move};
 use super::config::Config;
 use super::properties::{self, Property, Violation};
+use super::rows;
 use super::state::State;
 use crate::protocol::Boundary;
 use crate::trace::{Session, StepReport, Trace};
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// CHECKER.md's "What a run reports" (elapsed time is the caller's: the core has no clock on every target).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,64 +52,56 @@ impl Verdict {
 struct Runner {
     config: Config,
     session: Session,
-    /// The rows of the state the moves start from.
-    entered: crate::protocol::Snapshot,
+    /// The state the moves start from.
+    entered: State,
+    /// What the databases hold after the last move, when it changed a row (else they hold `entered`).
+    moved: Option<State>,
     /// Every event's body (see [`Config::bodies`]).
     bodies: Vec<String>,
-    /// What the databases hold now, when known (then restoring writes only the rows that differ).
-    holds: Option<crate::protocol::Snapshot>,
-    /// The databases hold exactly the entered state (no move has run since).
-    fresh: bool,
 }
 
 impl Runner {
     fn new(config: &Config) -> Result<Runner, String> {
         let mut session = Session::new(config.setup())?;
         session.set_quick_restart(true);
-        let bodies = config.bodies();
+        session.track_changes()?;
         Ok(Runner {
             config: config.clone(),
             session,
-            entered: State::default().to_snapshot(&bodies),
-            bodies,
-            holds: None,
-            fresh: false,
+            // Fresh databases hold no rows.
+            entered: State {
+                arrival: config.arrival_matters(),
+                ..State::default()
+            },
+            moved: None,
+            bodies: config.bodies(),
         })
     }
 
-    /// Puts `s`'s rows into the databases and copies them aside: each move from `s` starts from that copy.
+    /// Puts `s`'s rows into the databases: each move from `s` starts from them.
     fn enter(&mut self, s: &State) -> Result<(), String> {
-        let rows = s.to_snapshot(&self.bodies);
-        match self.holds.take() {
-            Some(now) => self.session.load_changes(&now, &rows)?,
-            None => self.session.load(&rows)?,
-        }
-        // The databases hold the entered rows: a later enter restores from them, not from SQLite's snapshot.
-        self.holds = Some(rows.clone());
-        self.entered = rows;
-        self.fresh = true;
+        let now = self.moved.take().unwrap_or_else(|| self.entered.clone());
+        rows::restore(self.session.system_mut(), &now, s, &self.bodies)?;
+        self.entered = s.clone();
         Ok(())
     }
 
-    /// From the entered state `from`, runs `m`; returns the state it leads to and the step's report.
-    fn run(&mut self, from: &State, m: Move) -> Result<(State, StepReport), String> {
-        if !self.fresh {
-            let now = self
-                .holds
-                .take()
-                .ok_or_else(|| "the checker lost track of the databases".to_owned())?;
-            self.session.load_changes(&now, &self.entered)?;
+    /// From the entered state, runs `m`; returns the state it leads to and the step's report. Only the tables
+    /// the step's commits changed are read back.
+    fn run(&mut self, m: Move) -> Result<(State, StepReport), String> {
+        if let Some(now) = self.moved.take() {
+            rows::restore(self.session.system_mut(), &now, &self.entered, &self.bodies)?;
         }
-        self.fresh = false;
         let report = self.session.step(&m.step(&self.config));
         let (r, c) = m.cost();
-        let after = State::from_snapshot(
-            &self.config,
-            &self.session.rows_without_bodies()?,
-            from.resends_used + r,
-            from.crashes_used + c,
-        )?;
-        self.holds = Some(after.to_snapshot(&self.bodies));
+        let mut after = self.entered.clone();
+        after.resends_used += r;
+        after.crashes_used += c;
+        let changed = self.session.take_changed_tables();
+        if changed != 0 {
+            rows::read(self.session.system_mut(), &self.config, changed, &mut after)?;
+            self.moved = Some(after.clone());
+        }
         Ok((after, report))
     }
 
@@ -120,7 +114,7 @@ impl Runner {
                 action,
                 crash: None,
             };
-            let (after, report) = self.run(s, m)?;
+            let (after, report) = self.run(m)?;
             out.push((m, after));
             let crashable = matches!(
                 action,
@@ -136,7 +130,7 @@ impl Runner {
                         action,
                         crash: Some(b),
                     };
-                    let (after, _) = self.run(s, m)?;
+                    let (after, _) = self.run(m)?;
                     out.push((m, after));
                 }
             }
@@ -161,7 +155,7 @@ impl Runner {
                     action,
                     crash: None,
                 };
-                let (after, _) = self.run(s, m)?;
+                let (after, _) = self.run(m)?;
                 if !after.same_rows(s) {
                     return Ok(false);
                 }
@@ -214,11 +208,68 @@ impl Runner {
     }
 }
 
+/// The fingerprints seen, hashed by [`KeyHasher`].
+type Visited = HashSet<Box<[u8]>, BuildHasherDefault<KeyHasher>>;
+
+/// rustc's FxHash: a fingerprint is a short byte string the checker makes itself, so the standard hasher's
+/// defence against chosen keys buys nothing, and its cost is a large share of merging a level.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The fingerprints seen, in shards each behind its own lock: natively, threads insert side by side, and the
+/// thread that inserts a state first is the one that judges and queues it.
+struct Seen {
+    shards: Vec<std::sync::Mutex<Visited>>,
+}
+
+impl Seen {
+    const SHARDS: u64 = 64;
+
+    fn new() -> Seen {
+        Seen {
+            shards: (0..Seen::SHARDS).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// `true` when `key` is new.
+    fn insert(&self, key: Box<[u8]>) -> bool {
+        let mut h = KeyHasher::default();
+        h.write(&key);
+        let shard = &self.shards[(h.finish() % Seen::SHARDS) as usize];
+        // A poisoned lock is a thread that panicked: its set is still whole (an insert does not half-happen).
+        shard.lock().unwrap_or_else(|e| e.into_inner()).insert(key)
+    }
+}
+
 /// A breadth-first search, run a slice at a time.
 pub struct Search {
     config: Config,
     runner: Runner,
-    visited: HashSet<Box<[u8]>>,
+    seen: Seen,
     /// For each state id: its parent's id and the move that first reached it (the root: `None`).
     parents: Vec<Option<(u32, Move)>>,
     frontier: Vec<(u32, State)>,
@@ -228,6 +279,9 @@ pub struct Search {
     counts: Counts,
     verdict: Option<Verdict>,
     threads: usize,
+    /// The databases of the other threads, natively, kept for the whole search.
+    #[cfg(not(target_arch = "wasm32"))]
+    helpers: Vec<Runner>,
     /// Renamings of interchangeable flows, when the symmetry reduction is on (else empty).
     symmetries: Vec<[u8; 3]>,
 }
@@ -239,10 +293,12 @@ impl Search {
         let mut runner = Runner::new(&config)?;
         let root = State::default();
         let (violation, quiescent) = runner.judge(&root)?;
+        let seen = Seen::new();
+        seen.insert(root.key());
         let mut search = Search {
             config,
             runner,
-            visited: HashSet::from([root.key()]),
+            seen,
             parents: vec![None],
             frontier: vec![(0, root)],
             cursor: 0,
@@ -256,6 +312,8 @@ impl Search {
             },
             verdict: None,
             threads: 1,
+            #[cfg(not(target_arch = "wasm32"))]
+            helpers: Vec::new(),
             symmetries: Vec::new(),
         };
         if let Some(v) = violation {
@@ -318,7 +376,8 @@ impl Search {
             self.cursor += 1;
             for (m, after) in self.runner.expand(&state)? {
                 self.counts.transitions += 1;
-                if self.offer(id, m, after, None)? {
+                let key = after.fingerprint(&self.symmetries);
+                if self.offer(id, m, after, key)? {
                     return Ok(true);
                 }
             }
@@ -341,19 +400,16 @@ impl Search {
         parent: u32,
         m: Move,
         after: State,
-        judged: Option<(Option<Violation>, bool)>,
+        key: Box<[u8]>,
     ) -> Result<bool, String> {
-        if !self.visited.insert(after.fingerprint(&self.symmetries)) {
+        if !self.seen.insert(key) {
             return Ok(false);
         }
         let id = self.parents.len() as u32;
         self.parents.push(Some((parent, m)));
         self.counts.states += 1;
         self.counts.depth = self.level + 1;
-        let (violation, quiescent) = match judged {
-            Some(j) => j,
-            None => self.runner.judge(&after)?,
-        };
+        let (violation, quiescent) = self.runner.judge(&after)?;
         self.counts.quiescent += u64::from(quiescent);
         if let Some(v) = violation {
             self.stop(id, v, &after)?;
@@ -363,41 +419,68 @@ impl Search {
         Ok(false)
     }
 
-    /// The rest of the current level on threads, each with its own databases; results are merged in frontier
-    /// order, so the states' ids, the counts and the verdict's property do not depend on the threads.
+    /// The rest of the current level on threads, each with its own databases (kept from level to level), taking
+    /// a few states at a time so that no thread waits while another has work. A thread that reaches a state
+    /// first (the shared set of fingerprints says so) judges it and queues it: each state is judged once and
+    /// nothing is merged afterwards. The next level's order, and so the states' ids, then depend on the threads;
+    /// the counts do not, and breadth first, neither does the counterexample's length.
     #[cfg(not(target_arch = "wasm32"))]
     fn run_level_parallel(&mut self) -> Result<(), String> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        /// What one thread found: its new states (parent, move, state, quiescent), the transitions it ran, and
+        /// the first violation it met.
+        #[derive(Default)]
+        struct Found {
+            new: Vec<(u32, Move, State, bool)>,
+            transitions: u64,
+            violation: Option<Broken>,
+        }
+        /// A violation by its place in the level (frontier index, move index), its parent, move and state.
+        type Broken = ((usize, usize), u32, Move, State, Violation);
+        while self.helpers.len() + 1 < self.threads {
+            self.helpers.push(Runner::new(&self.config)?);
+        }
         let work = &self.frontier[self.cursor..];
-        let chunk = work.len().div_ceil(self.threads).max(1);
-        let known = &self.visited;
-        let config = &self.config;
+        let seen = &self.seen;
         let symmetries = &self.symmetries;
-        type Expanded = Vec<(u32, Vec<(Move, State, Option<(Option<Violation>, bool)>)>)>;
-        let results: Vec<Result<Expanded, String>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = work
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || -> Result<Expanded, String> {
-                        let mut runner = Runner::new(config)?;
-                        let mut judged_here = HashSet::new();
-                        let mut out = Vec::new();
-                        for (id, state) in part {
-                            let mut children = Vec::new();
-                            for (m, after) in runner.expand(state)? {
-                                let key = after.fingerprint(symmetries);
-                                // Judge what may be new (a state another thread also reaches is judged twice).
-                                let judged = if !known.contains(&key) && judged_here.insert(key) {
-                                    Some(runner.judge(&after)?)
-                                } else {
-                                    None
-                                };
-                                children.push((m, after, judged));
-                            }
-                            out.push((*id, children));
+        let taken = AtomicUsize::new(0);
+        let threads = self.threads;
+        let broken = AtomicBool::new(false);
+        let expand = |runner: &mut Runner| -> Result<Found, String> {
+            let mut found = Found::default();
+            while !broken.load(Ordering::Relaxed) {
+                // A share of what is left (guided scheduling): long runs of neighbouring states, which differ
+                // in few rows, while there is much to do; single states at the end, so the threads end together.
+                let Ok(start) = taken.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                    (t < work.len()).then(|| t + ((work.len() - t) / (4 * threads)).clamp(1, 64))
+                }) else {
+                    break;
+                };
+                let end = start + ((work.len() - start) / (4 * threads)).clamp(1, 64);
+                for (i, (id, state)) in work.iter().enumerate().take(end).skip(start) {
+                    for (c, (m, after)) in runner.expand(state)?.into_iter().enumerate() {
+                        found.transitions += 1;
+                        if !seen.insert(after.fingerprint(symmetries)) {
+                            continue;
                         }
-                        Ok(out)
-                    })
-                })
+                        match runner.judge(&after)? {
+                            (Some(v), _) => {
+                                broken.store(true, Ordering::Relaxed);
+                                if found.violation.as_ref().is_none_or(|f| (i, c) < f.0) {
+                                    found.violation = Some(((i, c), *id, m, after, v));
+                                }
+                            }
+                            (None, quiescent) => found.new.push((*id, m, after, quiescent)),
+                        }
+                    }
+                }
+            }
+            Ok(found)
+        };
+        let runners = std::iter::once(&mut self.runner).chain(self.helpers.iter_mut());
+        let results: Vec<Result<Found, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = runners
+                .map(|runner| scope.spawn(|| expand(runner)))
                 .collect();
             handles
                 .into_iter()
@@ -408,15 +491,29 @@ impl Search {
                 .collect()
         });
         self.cursor = self.frontier.len();
-        for part in results {
-            for (id, children) in part? {
-                for (m, after, judged) in children {
-                    self.counts.transitions += 1;
-                    if self.offer(id, m, after, judged)? {
-                        return Ok(());
-                    }
+        let mut first: Option<Broken> = None;
+        for found in results {
+            let found = found?;
+            self.counts.transitions += found.transitions;
+            for (parent, m, after, quiescent) in found.new {
+                self.parents.push(Some((parent, m)));
+                self.counts.states += 1;
+                self.counts.depth = self.level + 1;
+                self.counts.quiescent += u64::from(quiescent);
+                self.next.push((self.parents.len() as u32 - 1, after));
+            }
+            if let Some(v) = found.violation {
+                if first.as_ref().is_none_or(|f| v.0 < f.0) {
+                    first = Some(v);
                 }
             }
+        }
+        if let Some((_, parent, m, after, violation)) = first {
+            let id = self.parents.len() as u32;
+            self.parents.push(Some((parent, m)));
+            self.counts.states += 1;
+            self.counts.depth = self.level + 1;
+            self.stop(id, violation, &after)?;
         }
         Ok(())
     }

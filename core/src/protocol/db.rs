@@ -7,13 +7,14 @@
 use super::Boundary;
 use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OpenFlags, Row};
-use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The SQL log both databases of a process write to, so the panel shows statements in the order they ran.
-pub type SqlLog = Rc<RefCell<Vec<SqlLine>>>;
+/// Shared, not `Rc`, so that a system can move to a thread (the checker's threads each own one).
+pub type SqlLog = Arc<Mutex<Vec<SqlLine>>>;
 
 words! {
     /// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
@@ -105,6 +106,45 @@ CREATE TABLE IF NOT EXISTS effect(id INTEGER PRIMARY KEY, event_id TEXT NOT NULL
   seq INTEGER NOT NULL, kind TEXT NOT NULL, held INTEGER NOT NULL);
 ";
 
+/// The five tables as bits of a mask: which tables a process's commits changed ([`Db::track_changes`]).
+pub mod tables {
+    pub const FLOW: u8 = 1;
+    pub const OUTBOX: u8 = 1 << 1;
+    pub const INBOX: u8 = 1 << 2;
+    pub const PROJECTION: u8 = 1 << 3;
+    pub const EFFECT: u8 = 1 << 4;
+    pub const ALL: u8 = FLOW | OUTBOX | INBOX | PROJECTION | EFFECT;
+
+    /// A table of the schema by name (0 for any other: the hooks also see a `temp` table).
+    pub fn bit(name: &str) -> u8 {
+        match name {
+            "flow" => FLOW,
+            "outbox" => OUTBOX,
+            "inbox" => INBOX,
+            "projection" => PROJECTION,
+            "effect" => EFFECT,
+            _ => 0,
+        }
+    }
+}
+
+/// What SQLite's hooks told of one database's process connections: the tables the open transaction wrote, and
+/// those commits changed since the last look. A statement or transaction rolled back leaves no mark (a table
+/// written by a statement that failed inside a transaction that then committed is marked: marked may mean
+/// unchanged). It outlives a process: a restart hands it to the new connection.
+#[derive(Default)]
+pub struct Changes {
+    pending: AtomicU8,
+    committed: AtomicU8,
+}
+
+impl Changes {
+    /// The tables ([`tables`]) changed by commits since the last call.
+    pub fn take(&self) -> u8 {
+        self.committed.swap(0, Ordering::Relaxed)
+    }
+}
+
 /// Opens a connection to the shared in-memory database `uri` (`file:/name?vfs=memdb`).
 pub fn open(uri: &str) -> Result<Connection, rusqlite::Error> {
     Connection::open_with_flags(
@@ -182,6 +222,8 @@ impl ToSql for P<'_> {
 
 /// A process's connection to one database.
 pub struct Db {
+    /// SQLite's hooks are set ([`Db::track_changes`]).
+    tracked: bool,
     conn: Connection,
     role: Role,
     /// The boundary at which this process is to exit during the current step, if any.
@@ -204,6 +246,7 @@ impl Db {
     pub fn open_in(location: &str, store: Store, role: Role) -> Result<Db, Stop> {
         let conn = open_in(location, store)?;
         Ok(Db {
+            tracked: false,
             conn,
             role,
             armed: None,
@@ -212,6 +255,32 @@ impl Db {
             exit_hook: None,
             rule_error: None,
         })
+    }
+
+    /// From now on, SQLite's hooks note in `changes` which tables this connection's transactions change: the
+    /// checker reads back and writes back only those. A transaction this connection left open is forgotten.
+    pub fn track_changes(&mut self, changes: &Arc<Changes>) -> Result<(), Stop> {
+        changes.pending.store(0, Ordering::Relaxed);
+        let (on_update, on_commit, on_rollback) =
+            (changes.clone(), changes.clone(), changes.clone());
+        self.conn
+            .update_hook(Some(move |_, db: &str, table: &str, _| {
+                if db == "main" {
+                    on_update
+                        .pending
+                        .fetch_or(tables::bit(table), Ordering::Relaxed);
+                }
+            }))?;
+        self.conn.commit_hook(Some(move || {
+            let written = on_commit.pending.swap(0, Ordering::Relaxed);
+            on_commit.committed.fetch_or(written, Ordering::Relaxed);
+            false
+        }))?;
+        self.conn.rollback_hook(Some(move || {
+            on_rollback.pending.store(0, Ordering::Relaxed);
+        }))?;
+        self.tracked = true;
+        Ok(())
     }
 
     pub fn role(&self) -> Role {
@@ -233,7 +302,7 @@ impl Db {
 
     pub fn note(&mut self, text: String) {
         if let Some(log) = &self.log {
-            log.borrow_mut().push(SqlLine {
+            log.lock().unwrap_or_else(|e| e.into_inner()).push(SqlLine {
                 db: self.role,
                 sql: text,
             });
@@ -405,6 +474,21 @@ impl Db {
             exit();
         }
         Err(Stop::UnsafeExit)
+    }
+}
+
+impl Drop for Db {
+    /// A process exit with a transaction open: closing the connection rolls it back and SQLite calls the
+    /// rollback hook, which rusqlite 0.43 has already freed by then. Unset first, no hook can be called.
+    fn drop(&mut self) {
+        if self.tracked {
+            // Unsetting a hook on an open connection does not fail.
+            let _ = self.conn.rollback_hook(None::<fn()>);
+            let _ = self.conn.commit_hook(None::<fn() -> bool>);
+            let _ = self
+                .conn
+                .update_hook(None::<fn(rusqlite::hooks::Action, &str, &str, i64)>);
+        }
     }
 }
 

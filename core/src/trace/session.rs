@@ -232,6 +232,21 @@ impl Session {
         self.system.set_quick_restart(on);
     }
 
+    /// See [`System::track_changes`].
+    pub fn track_changes(&mut self) -> Result<(), String> {
+        self.system.track_changes().map_err(stop_message)
+    }
+
+    /// See [`System::take_changed_tables`].
+    pub fn take_changed_tables(&mut self) -> u8 {
+        self.system.take_changed_tables()
+    }
+
+    /// The system itself, for the checker's loads and reads of compact rows.
+    pub(crate) fn system_mut(&mut self) -> &mut System {
+        &mut self.system
+    }
+
     /// Both databases' committed rows without their bodies (what a fingerprint reads).
     pub fn rows_without_bodies(&self) -> Result<Snapshot, String> {
         self.system.rows_without_bodies().map_err(stop_message)
@@ -315,7 +330,7 @@ fn finish(op: Op, r: Result<StepReport, Stop>) -> StepReport {
     }
 }
 
-fn stop_message(stop: Stop) -> String {
+pub(crate) fn stop_message(stop: Stop) -> String {
     match stop {
         Stop::Sql(m) | Stop::Busy(m) => m,
         Stop::Crash(b) => format!("crashed at {b}"),

@@ -11,6 +11,7 @@ use rusqlite::Connection;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::Arc;
 
 static NEXT_SYSTEM: AtomicU64 = AtomicU64::new(1);
 
@@ -55,6 +56,9 @@ pub struct System {
     quick_restart: bool,
     /// A fault trigger may have been installed since the last wipe.
     faults: bool,
+    /// What the process's connections note of the tables their commits change (producer, consumer), when
+    /// tracked ([`System::track_changes`]).
+    changes: Option<[Arc<db::Changes>; 2]>,
     /// What each disk last synced (the page's power cut).
     disks: power::Disks,
 }
@@ -125,6 +129,7 @@ impl System {
             exit_hook: None,
             quick_restart: false,
             faults: false,
+            changes: None,
             disks: power::Disks::default(),
         })
     }
@@ -168,6 +173,7 @@ impl System {
             exit_hook: None,
             quick_restart: false,
             faults: false,
+            changes: None,
             disks: power::Disks::default(),
         })
     }
@@ -178,6 +184,30 @@ impl System {
     /// prepare again). Only the checker uses it; its counterexamples are replayed with real exits.
     pub fn set_quick_restart(&mut self, on: bool) {
         self.quick_restart = on;
+    }
+
+    /// From now on, the process (and every process after a restart) notes which tables its commits change,
+    /// for [`System::take_changed_tables`].
+    pub fn track_changes(&mut self) -> Result<(), Stop> {
+        let changes = [Arc::default(), Arc::default()];
+        self.process.producer.track_changes(&changes[0])?;
+        self.process.consumer.track_changes(&changes[1])?;
+        self.changes = Some(changes);
+        Ok(())
+    }
+
+    /// The tables ([`db::tables`]) the process's commits changed since the last call: all five when nothing
+    /// is tracked. A table is named when a commit wrote it, even if the rows came back to what they were.
+    pub fn take_changed_tables(&mut self) -> u8 {
+        self.changes
+            .as_ref()
+            .map_or(db::tables::ALL, |[p, c]| p.take() | c.take())
+    }
+
+    /// The two "disks" (producer, consumer): the connections that read and write committed rows outside any
+    /// process, for the checker's own loads.
+    pub(crate) fn disks(&self) -> (&Connection, &Connection) {
+        (&self.producer_disk, &self.consumer_disk)
     }
 
     /// From now on, reaching an armed boundary calls `hook` (a real worker's `_exit`) instead of returning
@@ -199,7 +229,7 @@ impl System {
     pub fn take_sql_log(&mut self) -> Vec<SqlLine> {
         self.log
             .as_ref()
-            .map(|log| std::mem::take(&mut *log.borrow_mut()))
+            .map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner())))
             .unwrap_or_default()
     }
 
@@ -230,6 +260,10 @@ impl System {
         consumer.log = self.log.clone();
         producer.exit_hook = self.exit_hook;
         consumer.exit_hook = self.exit_hook;
+        if let Some([p, c]) = &self.changes {
+            producer.track_changes(p)?;
+            consumer.track_changes(c)?;
+        }
         // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
         self.process = Process { producer, consumer };
         self.process.producer.note(

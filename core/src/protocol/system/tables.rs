@@ -44,7 +44,7 @@ impl System {
 
     /// A process with no transaction open and nothing armed or remembered: an idle one keeps its connections
     /// (they hold no state, and reopening costs a schema parse each); one with a transaction open restarts.
-    fn settle(&mut self) -> Result<(), Stop> {
+    pub(crate) fn settle(&mut self) -> Result<(), Stop> {
         if self.process.producer.is_idle() && self.process.consumer.is_idle() {
             self.process.producer.clear();
             self.process.consumer.clear();
