@@ -91,43 +91,44 @@ fn receive(event: Value) -> Step {
     }
 }
 
-#[test]
-fn the_hooks_name_the_tables_each_commit_changed_and_forget_what_rolled_back() {
-    use outbox_core::protocol::db::tables::{EFFECT, FLOW, INBOX, OUTBOX, PROJECTION};
-    use outbox_core::protocol::Boundary;
-    let mut session = Session::new(strict()).unwrap();
-    session.track_changes().unwrap();
-    // (step, what it commits): the checker reads back exactly these tables after each step.
-    let steps = [
-        (advance("A", 1), FLOW | OUTBOX),
-        // The process exits before the commit: SQLite rolls back, and so does the mark.
-        (
-            advance("A", 2).with_crash_at(Some(Boundary::ProducerAfterOutbox)),
-            0,
-        ),
-        (relay(None), OUTBOX | INBOX),
-        (relay(Some("A1")), 0),
-        (
-            apply("A").with_crash_at(Some(Boundary::ApplyAfterEffect)),
-            0,
-        ),
-        (apply("A"), INBOX | PROJECTION | EFFECT),
-        (apply("A"), 0),
-        // The receive commits, then the process exits before marking the outbox row.
-        (advance("A", 2), FLOW | OUTBOX),
-        (
-            relay(None).with_crash_at(Some(Boundary::RelayAfterMark)),
-            INBOX,
-        ),
-    ];
-    for (step, tables) in steps {
-        let report = session.step(&step);
-        assert_eq!(
-            session.take_changed_tables(),
-            tables,
-            "{step:?} → {:?}",
-            report.result
-        );
+both! {
+    fn the_hooks_name_the_tables_each_commit_changed_and_forget_what_rolled_back() {
+        use outbox_core::protocol::db::tables::{EFFECT, FLOW, INBOX, OUTBOX, PROJECTION};
+        use outbox_core::protocol::Boundary;
+        let mut session = Session::new(strict()).unwrap();
+        session.track_changes().unwrap();
+        // (step, what it commits): the checker reads back exactly these tables after each step.
+        let steps = [
+            (advance("A", 1), FLOW | OUTBOX),
+            // The process exits before the commit: SQLite rolls back, and so does the mark.
+            (
+                advance("A", 2).with_crash_at(Some(Boundary::ProducerAfterOutbox)),
+                0,
+            ),
+            (relay(None), OUTBOX | INBOX),
+            (relay(Some("A1")), 0),
+            (
+                apply("A").with_crash_at(Some(Boundary::ApplyAfterEffect)),
+                0,
+            ),
+            (apply("A"), INBOX | PROJECTION | EFFECT),
+            (apply("A"), 0),
+            // The receive commits, then the process exits before marking the outbox row.
+            (advance("A", 2), FLOW | OUTBOX),
+            (
+                relay(None).with_crash_at(Some(Boundary::RelayAfterMark)),
+                INBOX,
+            ),
+        ];
+        for (step, tables) in steps {
+            let report = session.step(&step);
+            assert_eq!(
+                session.take_changed_tables(),
+                tables,
+                "{step:?} → {:?}",
+                report.result
+            );
+        }
     }
 }
 
