@@ -96,6 +96,50 @@ fn the_default_configuration_keeps_the_counts_of_reading_every_row() {
     assert_eq!(run(Config::default(), 2).counts(), expected);
 }
 
+/// The page's workers share no memory: each owns the states whose fingerprint falls to it and a level is
+/// exchanged by message (`checker::shard`). However many share the search, the counts and the counterexample
+/// are exactly those of one thread: the same moves, not only the same length.
+#[test]
+fn a_search_shared_by_workers_finds_what_one_thread_finds() {
+    use outbox_core::checker::shard;
+    let mut cases = vec![(Config::default(), false), (config(3, 2, 1, 0), true)];
+    for (consumer, producer, schema2) in [
+        (Ordering::DedupeOnly, WriteMode::Atomic, ""),
+        (Ordering::GreaterThan, WriteMode::Atomic, ""),
+        (Ordering::SkipBlocked, WriteMode::Atomic, "A2"),
+        (Ordering::EffectOutsideTx, WriteMode::Atomic, ""),
+        (Ordering::Strict, WriteMode::UnsafeDualWrite, ""),
+    ] {
+        let c = Config {
+            consumer,
+            producer,
+            schema2: Config::parse_schema2(schema2),
+            ..config(2, 3, 1, 1)
+        };
+        cases.push((c, false));
+    }
+    for (c, symmetry) in cases {
+        let mut one = Search::new(c.clone())
+            .unwrap()
+            .with_threads(1)
+            .with_symmetry(symmetry);
+        one.finish().unwrap();
+        for workers in [1, 2, 3] {
+            let label = format!("{c:?}, {workers} workers, symmetry {symmetry}");
+            let (counts, verdict) = shard::run(&c, workers, symmetry).expect(&label);
+            match (one.verdict().unwrap(), &verdict) {
+                (Verdict::Holds, Verdict::Holds) => assert_eq!(counts, one.counts(), "{label}"),
+                (Verdict::Violated(a), Verdict::Violated(b)) => {
+                    assert_eq!(a.violation, b.violation, "{label}");
+                    assert_eq!(a.moves, b.moves, "{label}");
+                    assert_eq!(a.trace, b.trace, "{label}");
+                }
+                (a, b) => panic!("{label}: one thread {}, workers {}", a.word(), b.word()),
+            }
+        }
+    }
+}
+
 /// The rows a result document shows, as the checker's state (budgets aside).
 fn state_of(doc: &trace::ResultDoc, c: &Config) -> State {
     let snapshot = Snapshot {

@@ -38,6 +38,38 @@ impl Move {
         step.with_crash_at(self.crash)
     }
 
+    /// Two bytes: the action and its event or flow, then the exit's boundary (1–10, 0 for none). A search
+    /// shared by workers sends moves this way.
+    pub fn code(&self) -> [u8; 2] {
+        let (kind, of) = match self.action {
+            Action::Advance(ev) => (0, ev.index()),
+            Action::UnsafeDualWrite(ev) => (1, ev.index()),
+            Action::Relay(ev) => (2, ev.index()),
+            Action::Resend(ev) => (3, ev.index()),
+            Action::Apply(flow) => (4, flow),
+        };
+        [kind << 4 | of, self.crash.map_or(0, |b| b.number() as u8)]
+    }
+
+    /// The move [`Move::code`] wrote.
+    pub fn from_code(code: [u8; 2]) -> Option<Move> {
+        let of = code[0] & 0xf;
+        let ev = (of < 9).then(|| Ev::from_index(of));
+        let action = match code[0] >> 4 {
+            0 => Action::Advance(ev?),
+            1 => Action::UnsafeDualWrite(ev?),
+            2 => Action::Relay(ev?),
+            3 => Action::Resend(ev?),
+            4 if of < 3 => Action::Apply(of),
+            _ => return None,
+        };
+        let crash = match code[1] {
+            0 => None,
+            n => Some(*Boundary::ALL.get(usize::from(n) - 1)?),
+        };
+        Some(Move { action, crash })
+    }
+
     /// What the move spends: `(resends, crashes)`.
     pub(super) fn cost(&self) -> (u8, u8) {
         match (self.action, self.crash) {

@@ -9,6 +9,7 @@ pub mod properties;
 pub mod report;
 mod rows;
 pub mod search;
+pub mod shard;
 pub mod state;
 
 pub use actions::{actions, Action, Move};

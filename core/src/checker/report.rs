@@ -94,7 +94,17 @@ pub enum Finding {
 impl Outcome {
     /// What a finished (or stopped) search found.
     pub fn of(config: &Config, search: &Search, elapsed_ms: u64) -> Outcome {
-        let verdict = search.verdict().map(|v| match v {
+        Outcome::found(config, search.counts(), search.verdict(), elapsed_ms)
+    }
+
+    /// What a search found, from its counts and verdict (however many workers shared it).
+    pub fn found(
+        config: &Config,
+        counts: Counts,
+        verdict: Option<&Verdict>,
+        elapsed_ms: u64,
+    ) -> Outcome {
+        let verdict = verdict.map(|v| match v {
             Verdict::Holds => Finding::Holds,
             Verdict::Violated(c) => Finding::Violated {
                 property: c.violation.property,
@@ -104,7 +114,7 @@ impl Outcome {
             },
         });
         Outcome {
-            counts: search.counts(),
+            counts,
             elapsed_ms,
             verdict,
         }

@@ -49,7 +49,7 @@ impl Verdict {
 }
 
 /// Runs moves on one pair of databases: enter a state, run a step, read the state it leads to.
-struct Runner {
+pub(super) struct Runner {
     config: Config,
     session: Session,
     /// The state the moves start from.
@@ -61,7 +61,7 @@ struct Runner {
 }
 
 impl Runner {
-    fn new(config: &Config) -> Result<Runner, String> {
+    pub(super) fn new(config: &Config) -> Result<Runner, String> {
         let mut session = Session::new(config.setup())?;
         session.set_quick_restart(true);
         session.track_changes()?;
@@ -106,7 +106,7 @@ impl Runner {
     }
 
     /// Every move from `s`, in order, with the state each leads to.
-    fn expand(&mut self, s: &State) -> Result<Vec<(Move, State)>, String> {
+    pub(super) fn expand(&mut self, s: &State) -> Result<Vec<(Move, State)>, String> {
         self.enter(s)?;
         let mut out = Vec::new();
         for action in actions(&self.config, s) {
@@ -189,7 +189,7 @@ impl Runner {
     }
 
     /// The properties of a newly generated state, in CHECKER.md's order; `Ok(true)` when it is quiescent.
-    fn judge(&mut self, s: &State) -> Result<(Option<Violation>, bool), String> {
+    pub(super) fn judge(&mut self, s: &State) -> Result<(Option<Violation>, bool), String> {
         if let Some(v) = self.rule_answers(s)? {
             return Ok((Some(v), false));
         }
@@ -209,12 +209,12 @@ impl Runner {
 }
 
 /// The fingerprints seen, hashed by [`KeyHasher`].
-type Visited = HashSet<Box<[u8]>, BuildHasherDefault<KeyHasher>>;
+pub(super) type Visited = HashSet<Box<[u8]>, BuildHasherDefault<KeyHasher>>;
 
 /// rustc's FxHash: a fingerprint is a short byte string the checker makes itself, so the standard hasher's
 /// defence against chosen keys buys nothing, and its cost is a large share of merging a level.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(super) struct KeyHasher(u64);
 
 impl KeyHasher {
     fn add(&mut self, word: u64) {
@@ -524,8 +524,7 @@ impl Search {
         Ok(())
     }
 
-    /// Stops at state `id` (`reached`): rebuilds its history as a trace and replays it on fresh databases with
-    /// real exits, for the reports — and to check that the replay reaches exactly the rows the search saw.
+    /// Stops at state `id` (`reached`): rebuilds its history from the parents and replays it.
     fn stop(&mut self, id: u32, violation: Violation, reached: &State) -> Result<(), String> {
         let mut moves = Vec::new();
         let mut at = id;
@@ -534,13 +533,28 @@ impl Search {
             at = parent;
         }
         moves.reverse();
+        let c = Counterexample::replay(&self.config, moves, violation, reached)?;
+        self.verdict = Some(Verdict::Violated(Box::new(c)));
+        Ok(())
+    }
+}
+
+impl Counterexample {
+    /// The history `moves` as a trace, replayed on fresh databases with real exits, for the reports — and to
+    /// check that the replay reaches exactly the rows the search saw (`reached`).
+    pub fn replay(
+        config: &Config,
+        moves: Vec<Move>,
+        violation: Violation,
+        reached: &State,
+    ) -> Result<Counterexample, String> {
         let trace = Trace::new(
-            self.config.setup(),
-            moves.iter().map(|m| m.step(&self.config)).collect(),
+            config.setup(),
+            moves.iter().map(|m| m.step(config)).collect(),
         );
         let mut session = Session::new(trace.consumer.clone())?;
         let reports = trace.steps.iter().map(|s| session.step(s)).collect();
-        let replayed = State::from_snapshot(&self.config, &session.rows_without_bodies()?, 0, 0)?;
+        let replayed = State::from_snapshot(config, &session.rows_without_bodies()?, 0, 0)?;
         if !replayed.same_rows(reached) {
             return Err(format!(
                 // (No dump of the two states: their Debug code would ride along into the page's module.)
@@ -549,13 +563,12 @@ impl Search {
                 trace.to_json()?
             ));
         }
-        self.verdict = Some(Verdict::Violated(Box::new(Counterexample {
+        Ok(Counterexample {
             violation,
             moves,
             trace,
             reports,
-        })));
-        Ok(())
+        })
     }
 }
 

@@ -263,6 +263,84 @@ impl State {
         k.into_boxed_slice()
     }
 
+    /// The state [`State::key`] wrote (`arrival` is the configuration's): a search shared by workers sends
+    /// states this way.
+    pub fn from_key(config: &Config, key: &[u8]) -> Result<State, String> {
+        let mut at = 0;
+        let mut next = || {
+            let b = key.get(at).copied().ok_or("a state's key ends early")?;
+            at += 1;
+            Ok::<u8, String>(b)
+        };
+        let resends_used = next()?;
+        let crashes_used = next()?;
+        let ev = |i: u8| {
+            (i < 9)
+                .then(|| Ev::from_index(i))
+                .ok_or_else(|| format!("no event {i}"))
+        };
+        let flow = (0..next()?)
+            .map(|_| {
+                Ok(FlowState {
+                    flow: next()?,
+                    seq: next()?,
+                    state: next()?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let outbox = (0..next()?)
+            .map(|_| Ok((ev(next()?)?, next()? == 1)))
+            .collect::<Result<_, String>>()?;
+        let inbox = (0..next()?)
+            .map(|_| {
+                Ok(InboxState {
+                    ev: ev(next()?)?,
+                    state: next()?,
+                    reason: next()?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let projection = (0..next()?)
+            .map(|_| {
+                Ok(ProjectionState {
+                    flow: next()?,
+                    last_seq: next()?,
+                    state: next()?,
+                    held: next()?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let effects = (0..next()?)
+            .map(|_| ev(next()?))
+            .collect::<Result<_, String>>()?;
+        let state = State {
+            flow,
+            outbox,
+            inbox,
+            projection,
+            effects,
+            resends_used,
+            crashes_used,
+            arrival: config.arrival_matters(),
+        };
+        // Codes out of range would index the tables of words when the state is loaded.
+        let fits = state
+            .flow
+            .iter()
+            .all(|f| f.flow < 3 && (f.state as usize) < STATES.len())
+            && state.inbox.iter().all(|r| {
+                (r.state as usize) < INBOX_STATES.len() && (r.reason as usize) < REASONS.len()
+            })
+            && state
+                .projection
+                .iter()
+                .all(|p| p.flow < 3 && (p.state as usize) < STATES.len());
+        if !fits || at != key.len() {
+            return Err("a state's key holds values no state has".into());
+        }
+        Ok(state)
+    }
+
     /// The same state with flows renamed: flow `i` becomes `perm[i]` (rows re-sorted, effects kept in order).
     pub fn permuted(&self, perm: &[u8; 3]) -> State {
         let f = |x: u8| perm[x as usize];
