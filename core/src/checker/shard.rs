@@ -50,6 +50,104 @@ pub struct LevelReport {
     pub broken: Option<Broken>,
 }
 
+impl LevelReport {
+    /// The report as bytes, for the other workers (each adds up every report itself).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for n in [self.transitions, self.states, self.quiescent] {
+            out.extend(n.to_le_bytes());
+        }
+        if let Some(b) = &self.broken {
+            let name = b.violation.property.name().as_bytes();
+            out.push(name.len() as u8);
+            out.extend(name);
+            let message = b.violation.message.as_bytes();
+            out.extend((message.len() as u32).to_le_bytes());
+            out.extend(message);
+            let key = b.state.key();
+            out.push(key.len() as u8);
+            out.extend(key.iter());
+            out.push(b.history.places.len() as u8);
+            out.extend(&b.history.places);
+            out.extend(b.history.moves.iter().flatten());
+        }
+        out
+    }
+
+    /// The report [`LevelReport::to_bytes`] wrote.
+    pub fn from_bytes(config: &Config, bytes: &[u8]) -> Result<LevelReport, String> {
+        let mut r = Reader {
+            rest: bytes,
+            what: "a worker's report",
+        };
+        let mut report = LevelReport {
+            transitions: r.number()?,
+            states: r.number()?,
+            quiescent: r.number()?,
+            broken: None,
+        };
+        if !r.rest.is_empty() {
+            let n = r.byte()?;
+            let name = String::from_utf8_lossy(r.take(n)?).into_owned();
+            let property = super::Property::from_name(&name)
+                .ok_or_else(|| format!("a worker named no known property `{name}`"))?;
+            let n = u32::from_le_bytes(r.array()?) as usize;
+            let message = String::from_utf8_lossy(r.take(n)?).into_owned();
+            let n = r.byte()?;
+            let state = State::from_key(config, r.take(n)?)?;
+            report.broken = Some(Broken {
+                violation: Violation { property, message },
+                history: r.history()?,
+                state,
+            });
+        }
+        Ok(report)
+    }
+}
+
+/// Reads what a worker wrote, naming it when it ends early.
+struct Reader<'a> {
+    rest: &'a [u8],
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.rest.len() < n {
+            return Err(format!("{} ends early", self.what));
+        }
+        let (part, rest) = self.rest.split_at(n);
+        self.rest = rest;
+        Ok(part)
+    }
+
+    fn byte(&mut self) -> Result<usize, String> {
+        Ok(usize::from(self.take(1)?[0]))
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    fn number(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// A history: its depth, the places, then the moves' codes.
+    fn history(&mut self) -> Result<History, String> {
+        let depth = self.byte()?;
+        let places = self.take(depth)?.to_vec();
+        let moves = self
+            .take(2 * depth)?
+            .chunks(2)
+            .map(|c| [c[0], c[1]])
+            .collect();
+        Ok(History { places, moves })
+    }
+}
+
 /// A state that breaks a property, with what it takes to rebuild its counterexample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Broken {
@@ -161,24 +259,14 @@ impl Shard {
 
     /// Takes a bundle a worker sent this one for the next level.
     pub fn take(&mut self, bundle: &[u8]) -> Result<(), String> {
-        let mut rest = bundle;
-        let mut read = |n: usize| {
-            if rest.len() < n {
-                return Err("a bundle of states ends early".to_owned());
-            }
-            let (part, after) = rest.split_at(n);
-            rest = after;
-            Ok(part)
+        let mut r = Reader {
+            rest: bundle,
+            what: "a bundle of states",
         };
-        let mut left = bundle.len();
-        while left > 0 {
-            let n = usize::from(read(1)?[0]);
-            let state = State::from_key(&self.config, read(n)?)?;
-            let depth = usize::from(read(1)?[0]);
-            let places = read(depth)?.to_vec();
-            let moves = read(2 * depth)?.chunks(2).map(|c| [c[0], c[1]]).collect();
-            let history = History { places, moves };
-            left -= 1 + n + 1 + 3 * depth;
+        while !r.rest.is_empty() {
+            let n = r.byte()?;
+            let state = State::from_key(&self.config, r.take(n)?)?;
+            let history = r.history()?;
             let key = state.fingerprint(&self.symmetries);
             if owner(&key, self.shards) != self.index {
                 return Err("a state was sent to a worker that does not own it".into());
@@ -200,7 +288,7 @@ impl Shard {
     /// Once every worker's bundle for the next level is taken: keeps the new states, judges each, and reports
     /// the level. The new states are the next level's, in the order one search reaches them.
     pub fn merge(&mut self) -> Result<LevelReport, String> {
-        let mut new: Vec<(Box<[u8]>, (State, History))> = self.arriving.drain().collect();
+        let mut new: Vec<_> = self.arriving.drain().collect();
         new.sort_by(|a, b| a.1 .1.cmp(&b.1 .1));
         let mut report = LevelReport {
             transitions: std::mem::take(&mut self.transitions),
@@ -279,7 +367,8 @@ impl Tally {
     }
 }
 
-/// A whole search by `shards` workers in turn, in one thread: what the page's workers do, without them.
+/// A whole search by `shards` workers in turn, in one thread: what the page's workers do, without them, their
+/// bundles and reports as bytes.
 pub fn run(config: &Config, shards: usize, symmetry: bool) -> Result<(Counts, Verdict), String> {
     let mut tally = Tally::default();
     let mut workers = Vec::new();
@@ -287,7 +376,8 @@ pub fn run(config: &Config, shards: usize, symmetry: bool) -> Result<(Counts, Ve
     for index in 0..shards {
         let (shard, report) = Shard::new(config.clone(), index, shards, symmetry)?;
         workers.push(shard);
-        next = tally.add(report, shards);
+        // Through bytes, as between the page's workers.
+        next = tally.add(LevelReport::from_bytes(config, &report.to_bytes())?, shards);
     }
     loop {
         match next.ok_or("a level ended without every report")? {
@@ -309,7 +399,8 @@ pub fn run(config: &Config, shards: usize, symmetry: bool) -> Result<(Counts, Ve
         }
         next = None;
         for w in &mut workers {
-            next = tally.add(w.merge()?, shards);
+            let report = w.merge()?.to_bytes();
+            next = tally.add(LevelReport::from_bytes(config, &report)?, shards);
         }
     }
 }
