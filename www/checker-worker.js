@@ -1,7 +1,8 @@
-// The checker's Web Worker (src/ui/checker.rs). The page posts the address of its JS glue, its own compiled
-// WebAssembly.Module (and, in a split build, the rest of it: src/ui/split.rs) and the configuration; this
-// instantiates that same module (no second download or compile) and runs the search, which posts its progress
-// and what it found back.
+// One of the checker's Web Workers (src/ui/checker.rs). The page posts the address of its JS glue, its own
+// compiled WebAssembly.Module (and, in a split build, the rest of it: src/ui/split.rs), the configuration, this
+// worker's place among the workers that share the search, and a port to each of the others; this instantiates
+// that same module (no second download or compile) and runs its part of the search, which trades states with
+// the others over the ports and posts its progress (the first worker: what the search found) to the page.
 onmessage = async ({ data }) => {
   onmessage = null;
   // A split module's search is in its parts: without them the first call into one would trap, unexplained.
@@ -30,11 +31,31 @@ onmessage = async ({ data }) => {
   try {
     const glue = await import(data.glue);
     await glue.default({ module_or_path: data.module });
-    glue.check_in_worker(data.job);
+    const ports = data.ports ?? [];
+    globalThis.outboxSendToWorker = (to, bytes) => {
+      const copy = bytes.slice();
+      ports[to].postMessage(copy, [copy.buffer]);
+    };
+    glue.check_in_worker(data.job, data.index ?? 0, data.workers ?? 1);
+    // Set after the start, so that a peer's first message waits in its port until this worker has its part.
+    ports.forEach((port) => {
+      if (!port) return;
+      port.onmessage = ({ data: bytes }) => {
+        try {
+          glue.check_message_in_worker(new Uint8Array(bytes));
+        } catch (e) {
+          failed(e);
+        }
+      };
+    });
   } catch (e) {
-    // A trap is the module aborting: most likely out of memory on a large configuration (the search keeps every
-    // state it has seen), else a bug.
-    const why = e instanceof WebAssembly.RuntimeError ? ' (most likely out of memory: try smaller bounds)' : '';
-    postMessage({ kind: 'failed', message: `the checker's worker stopped: ${e}${why}` });
+    failed(e);
   }
 };
+
+function failed(e) {
+  // A trap is the module aborting: most likely out of memory on a large configuration (the search keeps every
+  // state it has seen), else a bug.
+  const why = e instanceof WebAssembly.RuntimeError ? ' (most likely out of memory: try smaller bounds)' : '';
+  postMessage({ kind: 'failed', message: `the checker's worker stopped: ${e}${why}` });
+}

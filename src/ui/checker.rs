@@ -2,7 +2,8 @@
 //! module — the compiled `WebAssembly.Module` is posted to it, so nothing is downloaded or compiled twice —
 //! and runs [`outbox_core::checker::Search`] there, posting its progress and then what it found ([`Outcome`]). Stopping a search terminates its worker.
 
-use outbox_core::checker::{Config, Counts, Finding, Outcome, Property, Search};
+use outbox_core::checker::shard::{LevelReport, Next, Shard, Tally};
+use outbox_core::checker::{Config, Counts, Finding, Outcome, Property, Verdict};
 use outbox_core::trace;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
@@ -18,10 +19,12 @@ extern "C" {
     /// The worker's `postMessage` (only called inside a worker).
     #[wasm_bindgen(js_name = postMessage)]
     fn post_to_page(message: &JsValue);
+
+    /// Sends bytes to another worker of the same search, over the port the page gave (`checker-worker.js`).
+    #[wasm_bindgen(js_name = outboxSendToWorker)]
+    fn send_to_worker(to: u32, bytes: &[u8]);
 }
 
-/// How many transitions a slice of the search runs between looks at the clock.
-const SLICE: u64 = 400;
 /// How often the worker reports progress.
 const PROGRESS_MS: f64 = 100.0;
 
@@ -109,102 +112,294 @@ impl Message {
     }
 }
 
-/// Runs inside the worker (called by `checker-worker.js` once the module is instantiated): the search for the
-/// configuration `job` (a [`Config::to_query`] text), to the end.
+/// One worker's part of a search shared by several (`checker::shard`): its shard, its sum of every worker's
+/// reports, and how many of the next level's bundles it has taken.
+struct Part {
+    config: Config,
+    index: usize,
+    workers: usize,
+    shard: Shard,
+    tally: Tally,
+    taken: usize,
+    start: f64,
+    reported: f64,
+}
+
+/// What a worker hears, from its peers or itself.
+enum Event {
+    Bundle(Vec<u8>),
+    Report(Vec<u8>),
+}
+
+/// A message between workers: its first byte says which.
+const BUNDLE: u8 = 0;
+const REPORT: u8 = 1;
+
+thread_local! {
+    static PART: std::cell::RefCell<Option<Part>> = const { std::cell::RefCell::new(None) };
+}
+
+fn post_failed(message: String) {
+    post_to_page(&object(&[
+        ("kind", "failed".into()),
+        ("message", message.into()),
+    ]))
+}
+
+/// Runs inside worker `index` of `workers` (called by `checker-worker.js` once the module is instantiated and
+/// its peers' ports are set): its part of the search for the configuration `job` (a [`Config::to_query`] text).
 #[wasm_bindgen]
-pub fn check_in_worker(job: &str) {
-    let fail = |message: String| {
-        post_to_page(&object(&[
-            ("kind", "failed".into()),
-            ("message", message.into()),
-        ]))
-    };
-    let config = match Config::from_query(job) {
-        Ok((config, _)) => config,
-        Err(e) => return fail(e),
+pub fn check_in_worker(job: &str, index: u32, workers: u32) {
+    let (index, workers) = (index as usize, workers as usize);
+    let started = Config::from_query(job).and_then(|(config, _)| {
+        let (shard, report) = Shard::new(config.clone(), index, workers, false)?;
+        Ok((config, shard, report))
+    });
+    let (config, shard, report) = match started {
+        Ok(s) => s,
+        Err(e) => return post_failed(e),
     };
     let start = js_sys::Date::now();
-    let mut search = match Search::new(config.clone()) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let mut reported = start;
-    loop {
-        match search.run(SLICE) {
-            Ok(true) => break,
-            Ok(false) => {}
-            Err(e) => return fail(e),
-        }
-        let now = js_sys::Date::now();
-        if now - reported >= PROGRESS_MS {
-            reported = now;
-            let mut fields = counts_fields(search.counts()).to_vec();
-            fields.push(("kind", "progress".into()));
-            fields.push(("elapsed_ms", JsValue::from_f64(now - start)));
-            post_to_page(&object(&fields));
+    PART.with_borrow_mut(|p| {
+        *p = Some(Part {
+            config,
+            index,
+            workers,
+            shard,
+            tally: Tally::default(),
+            taken: 0,
+            start,
+            reported: start,
+        })
+    });
+    handle(Event::Report(broadcast(
+        REPORT,
+        report.to_bytes(),
+        index,
+        workers,
+    )));
+}
+
+/// What another worker sent this one.
+#[wasm_bindgen]
+pub fn check_message_in_worker(bytes: &[u8]) {
+    match bytes.split_first() {
+        Some((&BUNDLE, rest)) => handle(Event::Bundle(rest.to_vec())),
+        Some((&REPORT, rest)) => handle(Event::Report(rest.to_vec())),
+        _ => post_failed("a worker sent another one something it cannot read".into()),
+    }
+}
+
+/// Sends `bytes` to every other worker; returns them for this one.
+fn broadcast(tag: u8, bytes: Vec<u8>, index: usize, workers: usize) -> Vec<u8> {
+    let mut message = vec![tag];
+    message.extend(&bytes);
+    for to in (0..workers).filter(|&to| to != index) {
+        send_to_worker(to as u32, &message);
+    }
+    bytes
+}
+
+/// Handles an event and whatever it leads to in this worker, in order (a loop, not recursion: with one worker
+/// every message is its own).
+fn handle(first: Event) {
+    let mut events = std::collections::VecDeque::from([first]);
+    while let Some(event) = events.pop_front() {
+        let step = PART.with_borrow_mut(|p| match p {
+            Some(part) => part.on(event),
+            None => Err("the checker's worker heard from a peer before it started".into()),
+        });
+        match step {
+            Ok(more) => events.extend(more),
+            Err(e) => return post_failed(e),
         }
     }
-    let elapsed = js_sys::Date::now() - start;
-    let outcome = Outcome::of(&config, &search, elapsed as u64);
-    let mut fields = counts_fields(outcome.counts).to_vec();
-    fields.push(("elapsed_ms", JsValue::from_f64(elapsed)));
-    match outcome.verdict {
-        Some(Finding::Violated {
-            property,
-            why,
-            trace,
-            results,
-        }) => {
-            fields.push(("kind", "violated".into()));
-            fields.push(("property", property.name().into()));
-            fields.push(("why", why.into()));
-            fields.push(("results", results.join("\n").into()));
-            match trace.to_json() {
-                Ok(json) => fields.push(("trace", json.into())),
-                Err(e) => {
-                    fields.clear();
-                    fields.push(("kind", "failed".into()));
-                    fields.push(("message", e.into()));
+}
+
+impl Part {
+    fn on(&mut self, event: Event) -> Result<Vec<Event>, String> {
+        match event {
+            Event::Bundle(bytes) => {
+                self.shard.take(&bytes)?;
+                self.taken += 1;
+                if self.taken < self.workers {
+                    return Ok(Vec::new());
+                }
+                self.taken = 0;
+                let report = self.shard.merge()?.to_bytes();
+                Ok(vec![Event::Report(broadcast(
+                    REPORT,
+                    report,
+                    self.index,
+                    self.workers,
+                ))])
+            }
+            Event::Report(bytes) => {
+                let report = LevelReport::from_bytes(&self.config, &bytes)?;
+                match self.tally.add(report, self.workers) {
+                    None => Ok(Vec::new()),
+                    Some(Next::Expand) => self.expand(),
+                    Some(next) => {
+                        // Every worker reaches the same end; the first tells the page.
+                        if self.index == 0 {
+                            self.finish(next)?;
+                        }
+                        Ok(Vec::new())
+                    }
                 }
             }
         }
-        _ => fields.push(("kind", "holds".into())),
     }
-    post_to_page(&object(&fields));
+
+    /// Expands this worker's states of the level and sends each bundle to its owner; its own comes back.
+    fn expand(&mut self) -> Result<Vec<Event>, String> {
+        let (index, base, start) = (self.index, self.tally.counts, self.start);
+        let reported = &mut self.reported;
+        let bundles = self.shard.expand(|transitions| {
+            let now = js_sys::Date::now();
+            if now - *reported >= PROGRESS_MS {
+                *reported = now;
+                let mut fields = counts_fields(base).to_vec();
+                fields.push(("kind", "progress".into()));
+                fields.push(("worker", JsValue::from_f64(index as f64)));
+                fields.push(("level", JsValue::from_f64(f64::from(base.depth))));
+                fields.push(("expanded", JsValue::from_f64(transitions as f64)));
+                fields.push(("elapsed_ms", JsValue::from_f64(now - start)));
+                post_to_page(&object(&fields));
+            }
+        })?;
+        let mut own = Vec::new();
+        for (to, bundle) in bundles.into_iter().enumerate() {
+            if to == self.index {
+                own = bundle;
+            } else {
+                let mut message = vec![BUNDLE];
+                message.extend(bundle);
+                send_to_worker(to as u32, &message);
+            }
+        }
+        Ok(vec![Event::Bundle(own)])
+    }
+
+    /// Posts what the search found: its counts, and the verdict with its counterexample.
+    fn finish(&self, next: Next) -> Result<(), String> {
+        let elapsed = js_sys::Date::now() - self.start;
+        let verdict = match next {
+            Next::Violated(b) => Verdict::Violated(Box::new(b.counterexample(&self.config)?)),
+            _ => Verdict::Holds,
+        };
+        let outcome = Outcome::found(
+            &self.config,
+            self.tally.counts,
+            Some(&verdict),
+            elapsed as u64,
+        );
+        let mut fields = counts_fields(outcome.counts).to_vec();
+        fields.push(("elapsed_ms", JsValue::from_f64(elapsed)));
+        match outcome.verdict {
+            Some(Finding::Violated {
+                property,
+                why,
+                trace,
+                results,
+            }) => {
+                fields.push(("kind", "violated".into()));
+                fields.push(("property", property.name().into()));
+                fields.push(("why", why.into()));
+                fields.push(("results", results.join("\n").into()));
+                fields.push(("trace", trace.to_json()?.into()));
+            }
+            _ => fields.push(("kind", "holds".into())),
+        }
+        post_to_page(&object(&fields));
+        Ok(())
+    }
 }
 
-/// A search running in a worker; dropping it terminates the worker.
+/// A search running in workers; dropping it terminates them.
 pub struct Running {
-    worker: web_sys::Worker,
+    workers: Vec<web_sys::Worker>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.worker.set_onmessage(None);
-        self.worker.set_onerror(None);
-        self.worker.terminate();
+        for worker in &self.workers {
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
+            worker.terminate();
+        }
     }
 }
 
-/// Starts a search for `config` in a new worker; `on` hears its progress and its end.
+/// How many workers share one search: as many as the reader's cores, at least two, at most four (each holds
+/// its own SQLite and its share of the states).
+fn worker_count() -> usize {
+    let cores = web_sys::window().map_or(2.0, |w| w.navigator().hardware_concurrency());
+    (cores as usize).clamp(2, 4)
+}
+
+/// The workers' progress, added up: every worker reports the counts of the levels done (the same in each) and
+/// the transitions it has run in the current one.
+#[derive(Default)]
+struct Progress {
+    /// Per worker: the level it is expanding and the transitions it has run in it.
+    at: Vec<(u64, u64)>,
+}
+
+impl Progress {
+    fn add(&mut self, o: &JsValue, workers: usize) -> Message {
+        self.at.resize(workers, (0, 0));
+        let worker = (number(o, "worker") as usize).min(workers - 1);
+        let level = number(o, "level");
+        self.at[worker] = (level, number(o, "expanded"));
+        let mut counts = match Message::read(o) {
+            Message::Progress { counts, .. } => counts,
+            _ => Counts::default(),
+        };
+        counts.transitions += self
+            .at
+            .iter()
+            .filter(|(l, _)| *l == level)
+            .map(|(_, t)| t)
+            .sum::<u64>();
+        Message::Progress {
+            counts,
+            elapsed_ms: number(o, "elapsed_ms"),
+        }
+    }
+}
+
+/// Starts a search for `config` in workers that share it, each pair joined by a channel of their own (the page
+/// only hears progress and the end); `on` hears them.
 pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running, String> {
-    // The search's code is in the rest of a split module: the worker instantiates both.
+    // The search's code is in the rest of a split module: the workers instantiate both.
     let rest = crate::ui::split::module_for_worker()?;
     let glue = GLUE_URL.with(JsValue::as_string).unwrap_or_default();
     let script = web_sys::Url::new_with_base("checker-worker.js", &glue)
         .map(|u| u.href())
         .map_err(|_| format!("cannot locate the checker's worker beside `{glue}`"))?;
+    let n = worker_count();
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
-    let worker = web_sys::Worker::new_with_options(&script, &options)
-        .map_err(|e| format!("the browser refused the checker's worker: {e:?}"))?;
+    let workers = (0..n)
+        .map(|_| {
+            web_sys::Worker::new_with_options(&script, &options)
+                .map_err(|e| format!("the browser refused the checker's worker: {e:?}"))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let on = std::rc::Rc::new(on);
     let on_message = {
         let on = on.clone();
+        let mut progress = Progress::default();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            on(Message::read(&e.data()));
+            let data = e.data();
+            on(if text(&data, "kind") == "progress" {
+                progress.add(&data, n)
+            } else {
+                Message::read(&data)
+            });
         })
     };
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
@@ -218,22 +413,34 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
             if detail.is_empty() { "" } else { ": " }
         )));
     });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    let init = js_sys::Object::new();
-    for (key, value) in [
-        ("glue", JsValue::from_str(&glue)),
-        ("module", wasm_bindgen::module()),
-        ("rest", rest),
-        ("job", JsValue::from_str(&config.to_query())),
-    ] {
-        let _ = js_sys::Reflect::set(&init, &JsValue::from_str(key), &value);
+    // ports[i][j]: worker i's end of the channel to worker j.
+    let mut ports: Vec<Vec<JsValue>> = vec![vec![JsValue::NULL; n]; n];
+    for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
+        let channel = web_sys::MessageChannel::new()
+            .map_err(|e| format!("the browser refused a channel between workers: {e:?}"))?;
+        ports[i][j] = channel.port1().into();
+        ports[j][i] = channel.port2().into();
     }
-    worker
-        .post_message(&init)
-        .map_err(|e| format!("cannot hand the module to the checker's worker: {e:?}"))?;
+    for (index, (worker, own)) in workers.iter().zip(ports).enumerate() {
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let own: js_sys::Array = own.into_iter().collect();
+        let transfer: js_sys::Array = own.iter().filter(|p| !p.is_null()).collect();
+        let init = object(&[
+            ("glue", JsValue::from_str(&glue)),
+            ("module", wasm_bindgen::module()),
+            ("rest", rest.clone()),
+            ("job", JsValue::from_str(&config.to_query())),
+            ("index", JsValue::from_f64(index as f64)),
+            ("workers", JsValue::from_f64(n as f64)),
+            ("ports", own.into()),
+        ]);
+        worker
+            .post_message_with_transfer(&init, &transfer)
+            .map_err(|e| format!("cannot hand the module to the checker's worker: {e:?}"))?;
+    }
     Ok(Running {
-        worker,
+        workers,
         _on_message: on_message,
         _on_error: on_error,
     })

@@ -278,6 +278,9 @@ pub struct Search {
     level: u32,
     counts: Counts,
     verdict: Option<Verdict>,
+    /// The first state of the current level that breaks a property (the level is finished first, so that the
+    /// counts at a stop are whole levels', the same however the level was shared out).
+    broken: Option<(u32, Violation, State)>,
     threads: usize,
     /// The databases of the other threads, natively, kept for the whole search.
     #[cfg(not(target_arch = "wasm32"))]
@@ -311,6 +314,7 @@ impl Search {
                 quiescent: u64::from(quiescent),
             },
             verdict: None,
+            broken: None,
             threads: 1,
             #[cfg(not(target_arch = "wasm32"))]
             helpers: Vec::new(),
@@ -360,6 +364,11 @@ impl Search {
         let until = self.counts.transitions.saturating_add(budget);
         while self.verdict.is_none() && self.counts.transitions < until {
             if self.cursor == self.frontier.len() {
+                // The level is done: its first state that breaks a property ends the search.
+                if let Some((id, violation, state)) = self.broken.take() {
+                    self.stop(id, violation, &state)?;
+                    break;
+                }
                 if self.next.is_empty() {
                     self.verdict = Some(Verdict::Holds);
                     break;
@@ -377,9 +386,7 @@ impl Search {
             for (m, after) in self.runner.expand(&state)? {
                 self.counts.transitions += 1;
                 let key = after.fingerprint(&self.symmetries);
-                if self.offer(id, m, after, key)? {
-                    return Ok(true);
-                }
+                self.offer(id, m, after, key)?;
             }
         }
         Ok(self.verdict.is_some())
@@ -393,17 +400,11 @@ impl Search {
             .ok_or_else(|| "the search ended without a verdict".to_owned())
     }
 
-    /// A state reached by `m` from `parent`: new ones are judged (or were, on another thread: `judged`) and
-    /// queued. `Ok(true)` when it breaks a property and the search stops.
-    fn offer(
-        &mut self,
-        parent: u32,
-        m: Move,
-        after: State,
-        key: Box<[u8]>,
-    ) -> Result<bool, String> {
+    /// A state reached by `m` from `parent`: a new one is judged and queued, or, the first of its level to
+    /// break a property, kept to end the search when the level is done.
+    fn offer(&mut self, parent: u32, m: Move, after: State, key: Box<[u8]>) -> Result<(), String> {
         if !self.seen.insert(key) {
-            return Ok(false);
+            return Ok(());
         }
         let id = self.parents.len() as u32;
         self.parents.push(Some((parent, m)));
@@ -411,12 +412,12 @@ impl Search {
         self.counts.depth = self.level + 1;
         let (violation, quiescent) = self.runner.judge(&after)?;
         self.counts.quiescent += u64::from(quiescent);
-        if let Some(v) = violation {
-            self.stop(id, v, &after)?;
-            return Ok(true);
+        match violation {
+            Some(v) if self.broken.is_none() => self.broken = Some((id, v, after)),
+            Some(_) => {}
+            None => self.next.push((id, after)),
         }
-        self.next.push((id, after));
-        Ok(false)
+        Ok(())
     }
 
     /// The rest of the current level on threads, each with its own databases (kept from level to level), taking
@@ -426,13 +427,15 @@ impl Search {
     /// the counts do not, and breadth first, neither does the counterexample's length.
     #[cfg(not(target_arch = "wasm32"))]
     fn run_level_parallel(&mut self) -> Result<(), String> {
-        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::atomic::{AtomicUsize, Ordering};
         /// What one thread found: its new states (parent, move, state, quiescent), the transitions it ran, and
         /// the first violation it met.
         #[derive(Default)]
         struct Found {
             new: Vec<(u32, Move, State, bool)>,
             transitions: u64,
+            broken_states: u64,
+            broken_quiescent: u64,
             violation: Option<Broken>,
         }
         /// A violation by its place in the level (frontier index, move index), its parent, move and state.
@@ -445,17 +448,13 @@ impl Search {
         let symmetries = &self.symmetries;
         let taken = AtomicUsize::new(0);
         let threads = self.threads;
-        let broken = AtomicBool::new(false);
         let expand = |runner: &mut Runner| -> Result<Found, String> {
             let mut found = Found::default();
-            while !broken.load(Ordering::Relaxed) {
-                // A share of what is left (guided scheduling): long runs of neighbouring states, which differ
-                // in few rows, while there is much to do; single states at the end, so the threads end together.
-                let Ok(start) = taken.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
-                    (t < work.len()).then(|| t + ((work.len() - t) / (4 * threads)).clamp(1, 64))
-                }) else {
-                    break;
-                };
+            // A share of what is left (guided scheduling): long runs of neighbouring states, which differ in few
+            // rows, while there is much to do; single states at the end, so the threads end together.
+            while let Ok(start) = taken.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                (t < work.len()).then(|| t + ((work.len() - t) / (4 * threads)).clamp(1, 64))
+            }) {
                 let end = start + ((work.len() - start) / (4 * threads)).clamp(1, 64);
                 for (i, (id, state)) in work.iter().enumerate().take(end).skip(start) {
                     for (c, (m, after)) in runner.expand(state)?.into_iter().enumerate() {
@@ -464,8 +463,10 @@ impl Search {
                             continue;
                         }
                         match runner.judge(&after)? {
-                            (Some(v), _) => {
-                                broken.store(true, Ordering::Relaxed);
+                            (Some(v), quiescent) => {
+                                // Counted as one search counts it, but not expanded.
+                                found.broken_states += 1;
+                                found.broken_quiescent += u64::from(quiescent);
                                 if found.violation.as_ref().is_none_or(|f| (i, c) < f.0) {
                                     found.violation = Some(((i, c), *id, m, after, v));
                                 }
@@ -495,6 +496,11 @@ impl Search {
         for found in results {
             let found = found?;
             self.counts.transitions += found.transitions;
+            self.counts.states += found.broken_states;
+            self.counts.quiescent += found.broken_quiescent;
+            if found.broken_states > 0 {
+                self.counts.depth = self.level + 1;
+            }
             for (parent, m, after, quiescent) in found.new {
                 self.parents.push(Some((parent, m)));
                 self.counts.states += 1;
@@ -511,9 +517,7 @@ impl Search {
         if let Some((_, parent, m, after, violation)) = first {
             let id = self.parents.len() as u32;
             self.parents.push(Some((parent, m)));
-            self.counts.states += 1;
-            self.counts.depth = self.level + 1;
-            self.stop(id, violation, &after)?;
+            self.broken = Some((id, violation, after));
         }
         Ok(())
     }
