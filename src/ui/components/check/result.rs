@@ -182,9 +182,14 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
                         <li><code>{ checker::describe(step) }</code>{ " → " }<code>{ r }</code></li>
                     }) }
                 </ol>
-                <p class="why" data-testid="check-why" lang="en">{ why }</p>
+                // One paragraph: the explanation, which names the property; the checker's own sentence (what
+                // the CLI prints) only where there is none.
                 if let Ok(Some(e)) = outbox_core::explain::explain_property(trace, *broken_property, why, lang) {
-                    <p class="explain" data-testid="explain">{ e.text }</p>
+                    <p class="explain" data-testid="explain">
+                        <code translate="no">{ broken_property.name() }</code>{ ": " }{ e.text }
+                    </p>
+                } else {
+                    <p class="why" data-testid="check-why" lang="en">{ why }</p>
                 }
             }
             if let Some((same, text)) = comparison {
