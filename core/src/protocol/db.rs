@@ -9,12 +9,24 @@ use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OpenFlags, Row};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The SQL log both databases of a process write to, so the panel shows statements in the order they ran.
-/// Shared, not `Rc`, so that a system can move to a thread (the checker's threads each own one).
-pub type SqlLog = Arc<Mutex<Vec<SqlLine>>>;
+/// Natively shared, not `Rc`, so that a system can move to a thread (the checker's threads each own one); the
+/// page has one thread, and a lock's code would be in its first load.
+#[cfg(not(target_arch = "wasm32"))]
+pub type SqlLog = Arc<std::sync::Mutex<Vec<SqlLine>>>;
+#[cfg(target_arch = "wasm32")]
+pub type SqlLog = std::rc::Rc<std::cell::RefCell<Vec<SqlLine>>>;
+
+/// The log's lines, to add to or take.
+pub fn lines(log: &SqlLog) -> impl std::ops::DerefMut<Target = Vec<SqlLine>> + '_ {
+    #[cfg(not(target_arch = "wasm32"))]
+    return log.lock().unwrap_or_else(|e| e.into_inner());
+    #[cfg(target_arch = "wasm32")]
+    return log.borrow_mut();
+}
 
 words! {
     /// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
@@ -222,9 +234,10 @@ impl ToSql for P<'_> {
 
 /// A process's connection to one database.
 pub struct Db {
-    /// SQLite's hooks are set ([`Db::track_changes`]).
-    tracked: bool,
     conn: Connection,
+    /// What SQLite's hooks note of this connection's writes, when tracked ([`Db::track_changes`]). After
+    /// `conn`, so that it is dropped after the connection whose hooks point at it.
+    changes: Option<Arc<Changes>>,
     role: Role,
     /// The boundary at which this process is to exit during the current step, if any.
     pub armed: Option<Boundary>,
@@ -246,8 +259,8 @@ impl Db {
     pub fn open_in(location: &str, store: Store, role: Role) -> Result<Db, Stop> {
         let conn = open_in(location, store)?;
         Ok(Db {
-            tracked: false,
             conn,
+            changes: None,
             role,
             armed: None,
             log: None,
@@ -259,27 +272,51 @@ impl Db {
 
     /// From now on, SQLite's hooks note in `changes` which tables this connection's transactions change: the
     /// checker reads back and writes back only those. A transaction this connection left open is forgotten.
+    /// A rollback here forgets the writes itself ([`Db::abandon`], an error). Through SQLite's C interface, not
+    /// rusqlite's `hooks` feature: that feature's clean-up runs on every close, and so was in the page's first
+    /// load (2 KB gzip) though only the checker's worker tracks.
     pub fn track_changes(&mut self, changes: &Arc<Changes>) -> Result<(), Stop> {
+        use rusqlite::ffi;
+        use std::ffi::{c_char, c_int, c_void, CStr};
+        /// SQLite's update hook: a row of `table` in `db` was written.
+        unsafe extern "C" fn on_update(
+            changes: *mut c_void,
+            _op: c_int,
+            db: *const c_char,
+            table: *const c_char,
+            _rowid: i64,
+        ) {
+            // SAFETY: `changes` is the `Changes` this Db holds while the hook is set; SQLite passes the names as
+            // NUL-terminated strings that live for the call.
+            let (changes, db, table) = unsafe {
+                (
+                    &*(changes as *const Changes),
+                    CStr::from_ptr(db),
+                    CStr::from_ptr(table),
+                )
+            };
+            if db.to_bytes() == b"main" {
+                let bit = std::str::from_utf8(table.to_bytes()).map_or(0, tables::bit);
+                changes.pending.fetch_or(bit, Ordering::Relaxed);
+            }
+        }
+        /// SQLite's commit hook: what the transaction wrote is committed (0: let the commit go ahead).
+        unsafe extern "C" fn on_commit(changes: *mut c_void) -> c_int {
+            // SAFETY: as above.
+            let changes = unsafe { &*(changes as *const Changes) };
+            let written = changes.pending.swap(0, Ordering::Relaxed);
+            changes.committed.fetch_or(written, Ordering::Relaxed);
+            0
+        }
         changes.pending.store(0, Ordering::Relaxed);
-        let (on_update, on_commit, on_rollback) =
-            (changes.clone(), changes.clone(), changes.clone());
-        self.conn
-            .update_hook(Some(move |_, db: &str, table: &str, _| {
-                if db == "main" {
-                    on_update
-                        .pending
-                        .fetch_or(tables::bit(table), Ordering::Relaxed);
-                }
-            }))?;
-        self.conn.commit_hook(Some(move || {
-            let written = on_commit.pending.swap(0, Ordering::Relaxed);
-            on_commit.committed.fetch_or(written, Ordering::Relaxed);
-            false
-        }))?;
-        self.conn.rollback_hook(Some(move || {
-            on_rollback.pending.store(0, Ordering::Relaxed);
-        }))?;
-        self.tracked = true;
+        let arg = Arc::as_ptr(changes) as *mut c_void;
+        // SAFETY: the handle is this open connection's; `arg` stays valid while the hooks are set, since this Db
+        // keeps a clone of the Arc and drops it only after its connection (fields drop in order).
+        unsafe {
+            ffi::sqlite3_update_hook(self.conn.handle(), Some(on_update), arg);
+            ffi::sqlite3_commit_hook(self.conn.handle(), Some(on_commit), arg);
+        }
+        self.changes = Some(changes.clone());
         Ok(())
     }
 
@@ -302,7 +339,7 @@ impl Db {
 
     pub fn note(&mut self, text: String) {
         if let Some(log) = &self.log {
-            log.lock().unwrap_or_else(|e| e.into_inner()).push(SqlLine {
+            lines(log).push(SqlLine {
                 db: self.role,
                 sql: text,
             });
@@ -460,6 +497,9 @@ impl Db {
     }
 
     fn rollback(&mut self) {
+        if let Some(changes) = &self.changes {
+            changes.pending.store(0, Ordering::Relaxed);
+        }
         if !self.conn.is_autocommit() {
             // A failed ROLLBACK leaves nothing more to undo; the error that caused it is what gets reported.
             let _ = self.control("ROLLBACK");
@@ -474,21 +514,6 @@ impl Db {
             exit();
         }
         Err(Stop::UnsafeExit)
-    }
-}
-
-impl Drop for Db {
-    /// A process exit with a transaction open: closing the connection rolls it back and SQLite calls the
-    /// rollback hook, which rusqlite 0.43 has already freed by then. Unset first, no hook can be called.
-    fn drop(&mut self) {
-        if self.tracked {
-            // Unsetting a hook on an open connection does not fail.
-            let _ = self.conn.rollback_hook(None::<fn()>);
-            let _ = self.conn.commit_hook(None::<fn() -> bool>);
-            let _ = self
-                .conn
-                .update_hook(None::<fn(rusqlite::hooks::Action, &str, &str, i64)>);
-        }
     }
 }
 

@@ -186,9 +186,11 @@ impl System {
         self.quick_restart = on;
     }
 
-    /// From now on, the process (and every process after a restart) notes which tables its commits change,
-    /// for [`System::take_changed_tables`].
+    /// From now on, the process notes which tables its commits change, for [`System::take_changed_tables`].
+    /// For the checker: restarts become quick ones ([`System::set_quick_restart`]), which keep the process's
+    /// connections and so their hooks.
     pub fn track_changes(&mut self) -> Result<(), Stop> {
+        self.quick_restart = true;
         let changes = [Arc::default(), Arc::default()];
         self.process.producer.track_changes(&changes[0])?;
         self.process.consumer.track_changes(&changes[1])?;
@@ -229,7 +231,7 @@ impl System {
     pub fn take_sql_log(&mut self) -> Vec<SqlLine> {
         self.log
             .as_ref()
-            .map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner())))
+            .map(|log| std::mem::take(&mut *db::lines(log)))
             .unwrap_or_default()
     }
 
@@ -260,10 +262,6 @@ impl System {
         consumer.log = self.log.clone();
         producer.exit_hook = self.exit_hook;
         consumer.exit_hook = self.exit_hook;
-        if let Some([p, c]) = &self.changes {
-            producer.track_changes(p)?;
-            consumer.track_changes(c)?;
-        }
         // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
         self.process = Process { producer, consumer };
         self.process.producer.note(
