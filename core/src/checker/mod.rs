@@ -8,6 +8,7 @@ pub mod config;
 pub mod properties;
 pub mod report;
 mod rows;
+mod runner;
 pub mod search;
 pub mod shard;
 pub mod state;

@@ -9,7 +9,8 @@
 use super::actions::Move;
 use super::config::Config;
 use super::properties::Violation;
-use super::search::{Counterexample, Counts, KeyHasher, Runner, Verdict, Visited};
+use super::runner::Runner;
+use super::search::{Counterexample, Counts, KeyHasher, Verdict, Visited};
 use super::state::State;
 use std::collections::HashMap;
 use std::hash::Hasher;

@@ -3,6 +3,7 @@
 //! **Architecture invariant:** nothing in this module knows about Yew, web-sys or the DOM; it runs the same
 //! natively and in wasm32.
 
+pub mod changes;
 pub mod consumer;
 pub mod db;
 pub mod invariant;

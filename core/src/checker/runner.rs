@@ -1,0 +1,170 @@
+//! Runs moves on one pair of databases for a search: enter a state, run one TRACE.md step on real SQLite, read
+//! back the state it leads to, and judge a new state's properties.
+
+use super::actions::{actions, Action, Move};
+use super::config::Config;
+use super::properties::{self, Property, Violation};
+use super::rows;
+use super::state::State;
+use crate::protocol::Boundary;
+use crate::trace::{Session, StepReport};
+
+/// Runs moves on one pair of databases: enter a state, run a step, read the state it leads to.
+pub(super) struct Runner {
+    config: Config,
+    session: Session,
+    /// The state the moves start from.
+    entered: State,
+    /// What the databases hold after the last move, when it changed a row (else they hold `entered`).
+    moved: Option<State>,
+    /// Every event's body (see [`Config::bodies`]).
+    bodies: Vec<String>,
+}
+
+impl Runner {
+    pub(super) fn new(config: &Config) -> Result<Runner, String> {
+        let mut session = Session::new(config.setup())?;
+        session.set_quick_restart(true);
+        session.track_changes()?;
+        Ok(Runner {
+            config: config.clone(),
+            session,
+            // Fresh databases hold no rows.
+            entered: State {
+                arrival: config.arrival_matters(),
+                ..State::default()
+            },
+            moved: None,
+            bodies: config.bodies(),
+        })
+    }
+
+    /// Puts `s`'s rows into the databases: each move from `s` starts from them.
+    fn enter(&mut self, s: &State) -> Result<(), String> {
+        let now = self.moved.take().unwrap_or_else(|| self.entered.clone());
+        rows::restore(self.session.system_mut(), &now, s, &self.bodies)?;
+        self.entered = s.clone();
+        Ok(())
+    }
+
+    /// From the entered state, runs `m`; returns the state it leads to and the step's report. Only the tables
+    /// the step's commits changed are read back.
+    fn run(&mut self, m: Move) -> Result<(State, StepReport), String> {
+        if let Some(now) = self.moved.take() {
+            rows::restore(self.session.system_mut(), &now, &self.entered, &self.bodies)?;
+        }
+        let report = self.session.step(&m.step(&self.config));
+        let (r, c) = m.cost();
+        let mut after = self.entered.clone();
+        after.resends_used += r;
+        after.crashes_used += c;
+        let changed = self.session.take_changed_tables();
+        if changed != 0 {
+            rows::read(self.session.system_mut(), &self.config, changed, &mut after)?;
+            self.moved = Some(after.clone());
+        }
+        Ok((after, report))
+    }
+
+    /// Every move from `s`, in order, with the state each leads to.
+    pub(super) fn expand(&mut self, s: &State) -> Result<Vec<(Move, State)>, String> {
+        self.enter(s)?;
+        let mut out = Vec::new();
+        for action in actions(&self.config, s) {
+            let m = Move {
+                action,
+                crash: None,
+            };
+            let (after, report) = self.run(m)?;
+            out.push((m, after));
+            let crashable = matches!(
+                action,
+                Action::Advance(_) | Action::Relay(_) | Action::Apply(_)
+            );
+            if crashable && s.crashes_used < self.config.crashes {
+                // Each boundary the step crossed, once, in the order of the ten.
+                let passed = Boundary::ALL
+                    .into_iter()
+                    .filter(|b| report.passed.contains(b));
+                for b in passed {
+                    let m = Move {
+                        action,
+                        crash: Some(b),
+                    };
+                    let (after, _) = self.run(m)?;
+                    out.push((m, after));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `s` is quiescent (CHECKER.md): produced in full, nothing unacknowledged, and no flow's apply
+    /// changes a row.
+    fn quiescent(&mut self, s: &State) -> Result<bool, String> {
+        if !properties::producer_done(&self.config, s) {
+            return Ok(false);
+        }
+        let mut entered = false;
+        for action in actions(&self.config, s) {
+            if let Action::Apply(_) = action {
+                if !entered {
+                    self.enter(s)?;
+                    entered = true;
+                }
+                let m = Move {
+                    action,
+                    crash: None,
+                };
+                let (after, _) = self.run(m)?;
+                if !after.same_rows(s) {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// RULE.md's `rule_answers`, for a rule consumer: at every flow `apply` is offered to, the rule's answer is
+    /// one the engine can carry out.
+    fn rule_answers(&mut self, s: &State) -> Result<Option<Violation>, String> {
+        if self.config.rule.is_none() {
+            return Ok(None);
+        }
+        let Some(rule) = &self.config.rule else {
+            return Ok(None);
+        };
+        for action in actions(&self.config, s) {
+            if let Action::Apply(flow) = action {
+                let name = super::config::FLOW_IDS[flow as usize];
+                // `waiting` from the state's rows, as the consumer builds it from the same rows in SQLite.
+                if let Err(message) = crate::rule::answer(rule, &s.waiting(&self.config, flow)) {
+                    return Ok(Some(Violation {
+                        property: Property::RuleAnswers,
+                        message: format!("apply {name}: {message}"),
+                    }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The properties of a newly generated state, in CHECKER.md's order; `Ok(true)` when it is quiescent.
+    pub(super) fn judge(&mut self, s: &State) -> Result<(Option<Violation>, bool), String> {
+        if let Some(v) = self.rule_answers(s)? {
+            return Ok((Some(v), false));
+        }
+        if let Some(v) =
+            properties::consumer_invariant(s).or_else(|| properties::no_loss(&self.config, s))
+        {
+            return Ok((Some(v), false));
+        }
+        let quiescent = self.quiescent(s)?;
+        let v = if quiescent {
+            properties::completion(&self.config, s)
+        } else {
+            None
+        };
+        Ok((v, quiescent))
+    }
+}
