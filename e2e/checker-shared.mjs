@@ -12,7 +12,11 @@ export const SEARCH = { timeout: 240_000 };
  */
 export function cli(knobs) {
   const args = ['run', '--release', '--quiet', '--bin', 'experiments', '--', 'check', '--json', '--threads', '1'];
-  for (const [k, v] of Object.entries(knobs)) if (v !== '') args.push(`--${k}`, String(v));
+  // A flag (`symmetry: true`) is the flag alone; `false` leaves it out.
+  for (const [k, v] of Object.entries(knobs)) {
+    if (v === true) args.push(`--${k}`);
+    else if (v !== '' && v !== false) args.push(`--${k}`, String(v));
+  }
   try {
     return JSON.parse(execFileSync('cargo', args, { cwd: ROOT, encoding: 'utf8' }));
   } catch (e) {
@@ -26,6 +30,7 @@ export async function setKnobs(page, knobs) {
   for (const k of ['flows', 'events', 'resends', 'crashes', 'consumer', 'producer']) {
     if (knobs[k] !== undefined) await page.getByTestId(`check-${k}`).selectOption(String(knobs[k]));
   }
+  if (knobs.symmetry !== undefined) await page.getByTestId('check-symmetry').setChecked(knobs.symmetry);
   await page.getByTestId('check-schema2').fill(knobs.schema2 ?? '');
   await page.getByTestId('check-schema2').dispatchEvent('change');
 }

@@ -165,3 +165,18 @@ test('the explorer runs a wrong turn beside strict: the player\'s consumer', asy
     .toBeGreaterThan(0);
   await expect(page.getByTestId('matrix-summary-dedupe_only')).toHaveCount(0);
 });
+
+test('the largest configuration, with symmetry, finishes in the page\'s workers with progress and the CLI\'s counts', async ({ dist, open }) => {
+  const knobs = { flows: 3, events: 3, resends: 1, crashes: 1, consumer: 'strict', producer: 'atomic', schema2: '', symmetry: true };
+  const want = cli(knobs);
+  expect(want.symmetry).toBe(true);
+  expect(want.verdict).toBe('holds');
+  const page = await open(dist.url, VIEW);
+  await setKnobs(page, knobs);
+  await page.getByTestId('check-run').click();
+  // Progress while it runs: the workers' transitions added up, growing.
+  const progress = page.getByTestId('check-progress');
+  await expect(progress).toHaveAttribute('data-transitions', /^[1-9]\d*$/, SEARCH);
+  await expectSameAsCli(page, want);
+  await expect(page.getByTestId('check-symmetry-note')).toBeVisible();
+});

@@ -152,7 +152,7 @@ fn post_failed(message: String) {
 pub fn check_in_worker(job: &str, index: u32, workers: u32) {
     let (index, workers) = (index as usize, workers as usize);
     let started = Config::from_query(job).and_then(|(config, _)| {
-        let (shard, report) = Shard::new(config.clone(), index, workers, false)?;
+        let (shard, report) = Shard::new(config.clone(), index, workers, config.symmetry)?;
         Ok((config, shard, report))
     });
     let (config, shard, report) = match started {

@@ -28,6 +28,9 @@ pub struct Config {
     /// The reader's rule, with `consumer` [`Ordering::Rule`] (RULE.md).
     pub rule: Option<Arc<Rule>>,
     pub producer: WriteMode,
+    /// Count states that differ only in which of two interchangeable flows is which once (not a knob of
+    /// CHECKER.md: a way to search, [`super::Search::with_symmetry`]; `experiments check --symmetry`).
+    pub symmetry: bool,
 }
 
 impl Default for Config {
@@ -42,6 +45,7 @@ impl Default for Config {
             consumer: Ordering::Strict,
             rule: None,
             producer: WriteMode::Atomic,
+            symmetry: false,
         }
     }
 }
@@ -226,6 +230,9 @@ impl Config {
             q.push_str("&effect=");
             q.push_str(rule.effect().name());
         }
+        if self.symmetry {
+            q.push_str("&symmetry=1");
+        }
         q
     }
 
@@ -275,6 +282,13 @@ impl Config {
                 })?
             }
             "schema2" => self.schema2 = Config::parse_schema2(value),
+            "symmetry" => {
+                self.symmetry = match value {
+                    "1" => true,
+                    "0" => false,
+                    _ => return Err(format!("symmetry must be 0 or 1, got `{value}`")),
+                }
+            }
             "rule" => {
                 let sql = percent_decode(value);
                 let effect = self

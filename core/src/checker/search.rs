@@ -162,7 +162,8 @@ impl Search {
         if let Some(v) = violation {
             search.stop(0, v, &State::default())?;
         }
-        Ok(search)
+        let symmetry = search.config.symmetry;
+        Ok(search.with_symmetry(symmetry))
     }
 
     /// Natively, expand each level on up to `threads` threads (counts do not depend on it).

@@ -192,6 +192,11 @@ pub fn Checker() -> Html {
                 "producer" => {
                     config.producer = WriteMode::from_name(&value).unwrap_or(config.producer)
                 }
+                "symmetry" => {
+                    config.symmetry = e
+                        .target_dyn_into::<HtmlInputElement>()
+                        .is_some_and(|i| i.checked())
+                }
                 _ => schema2 = value,
             }
             panel.dispatch(Msg::Knobs(config, schema2));
@@ -262,6 +267,11 @@ pub fn Checker() -> Html {
                 <label>{ t(lang, "check.schema2") }
                     <input type="text" data-testid="check-schema2" value={p.schema2.clone()} placeholder="A2,B1"
                         spellcheck="false" onchange={knob("schema2")} disabled={running} />
+                </label>
+                <label>
+                    <input type="checkbox" data-testid="check-symmetry" checked={c.symmetry}
+                        onchange={knob("symmetry")} disabled={running} />
+                    { t(lang, "check.symmetry") }
                 </label>
             </div>
             <div class="buttons">

@@ -176,6 +176,9 @@ pub(super) fn result(p: &Panel, lang: Lang, model: &Ctx) -> Html {
             if stale {
                 <p class="note" data-testid="check-stale">{ t(lang, "check.stale") }</p>
             }
+            if p.ran.as_ref().is_some_and(|c| c.symmetry) {
+                <p class="note" data-testid="check-symmetry-note">{ t(lang, "check.symmetry_note") }</p>
+            }
             if let Some((why, trace, results, broken_property)) = counterexample {
                 <ol class="counterexample" data-testid="check-steps" translate="no" lang="en">
                     { for trace.steps.iter().zip(results).map(|(step, r)| html! {
