@@ -1,6 +1,7 @@
-//! The checker off the main thread: a Web Worker (`www/checker-worker.js`) instantiates the page's own wasm
-//! module — the compiled `WebAssembly.Module` is posted to it, so nothing is downloaded or compiled twice —
-//! and runs [`outbox_core::checker::Search`] there, posting its progress and then what it found ([`Outcome`]). Stopping a search terminates its worker.
+//! The checker off the main thread: Web Workers (`www/checker-worker.js`) each instantiate the page's own wasm
+//! module — the compiled `WebAssembly.Module` is posted to them, so nothing is downloaded or compiled twice —
+//! and share one search ([`outbox_core::checker::shard`]), trading states over channels of their own and
+//! posting their progress and then what they found ([`Outcome`]). Stopping a search terminates its workers.
 
 use outbox_core::checker::shard::{LevelReport, Next, Shard, Tally};
 use outbox_core::checker::{Config, Counts, Finding, Outcome, Property, Verdict};

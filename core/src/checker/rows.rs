@@ -161,11 +161,21 @@ impl<'c> Writes<'c> {
         run(self.conn, sql, values)
     }
 
-    fn commit(self) -> Result<(), String> {
+    fn commit(mut self) -> Result<(), String> {
         if self.open {
+            self.open = false;
             run(self.conn, "COMMIT", params![])?;
         }
         Ok(())
+    }
+}
+
+impl Drop for Writes<'_> {
+    /// A write that failed leaves no transaction open on the disk.
+    fn drop(&mut self) {
+        if self.open {
+            let _ = run(self.conn, "ROLLBACK", params![]);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
-//! The breadth-first search of CHECKER.md over the real protocol code on real SQLite. Each state is loaded back
-//! into the databases directly ([`crate::protocol::System::load`]), never replayed from the start; each action is
-//! one TRACE.md step run by the one engine, [`Session`]. The search runs in slices (`run(budget)`), so the page
-//! can yield between them; natively, several searches of one level run on threads.
+//! The breadth-first search of CHECKER.md over the real protocol code on real SQLite. Each state's rows are
+//! written back into the databases directly (only those that differ, [`super::runner`]), never replayed from
+//! the start; each action is one TRACE.md step run by the one engine, [`Session`]. The search runs in slices
+//! (`run(budget)`); natively, a level is shared by threads. (The page's workers share one with
+//! [`super::shard`].)
 
 use super::actions::Move;
 use super::config::Config;

@@ -24,11 +24,13 @@ struct History {
 }
 
 impl History {
-    fn then(&self, place: usize, m: Move) -> History {
+    fn then(&self, place: usize, m: Move) -> Result<History, String> {
         let mut h = self.clone();
-        h.places.push(place.min(255) as u8);
+        // A place past 255 would tie with another and break "the first history wins".
+        h.places
+            .push(u8::try_from(place).map_err(|_| "a state has more than 256 moves".to_owned())?);
         h.moves.push(m.code());
-        h
+        Ok(h)
     }
 
     fn moves(&self) -> Result<Vec<Move>, String> {
@@ -101,6 +103,9 @@ impl LevelReport {
                 history: r.history()?,
                 state,
             });
+        }
+        if !r.rest.is_empty() {
+            return Err("a worker's report has bytes after its end".into());
         }
         Ok(report)
     }
@@ -245,7 +250,7 @@ impl Shard {
                 self.transitions += 1;
                 let key = after.fingerprint(&self.symmetries);
                 let out = &mut bundles[owner(&key, self.shards)];
-                let history = history.then(place, m);
+                let history = history.then(place, m)?;
                 let state_key = after.key();
                 out.push(state_key.len() as u8);
                 out.extend_from_slice(&state_key);

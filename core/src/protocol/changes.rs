@@ -30,7 +30,9 @@ pub mod tables {
 /// What SQLite's hooks told of one database's process connections: the tables the open transaction wrote, and
 /// those commits changed since the last look. A statement or transaction rolled back leaves no mark (a table
 /// written by a statement that failed inside a transaction that then committed is marked: marked may mean
-/// unchanged). It outlives a process: a restart hands it to the new connection.
+/// unchanged). It outlives a process: a restart hands it to the new connection. SQLite skips the update hook for
+/// a `DELETE` with no `WHERE` (its truncate optimization, compiled out only of the page's SQLite): the protocol
+/// never runs one on a process connection.
 #[derive(Default)]
 pub struct Changes {
     pending: AtomicU8,

@@ -186,11 +186,9 @@ impl System {
         self.quick_restart = on;
     }
 
-    /// From now on, the process notes which tables its commits change, for [`System::take_changed_tables`].
-    /// For the checker: restarts become quick ones ([`System::set_quick_restart`]), which keep the process's
-    /// connections and so their hooks.
+    /// From now on, the process (and every process after a restart) notes which tables its commits change, for
+    /// [`System::take_changed_tables`].
     pub fn track_changes(&mut self) -> Result<(), Stop> {
-        self.quick_restart = true;
         let changes = [Arc::default(), Arc::default()];
         self.process.producer.track_changes(&changes[0])?;
         self.process.consumer.track_changes(&changes[1])?;
@@ -262,6 +260,11 @@ impl System {
         consumer.log = self.log.clone();
         producer.exit_hook = self.exit_hook;
         consumer.exit_hook = self.exit_hook;
+        // The new connections note changes where the old ones did (what the old transaction wrote is gone).
+        if let Some([p, c]) = &self.changes {
+            producer.track_changes(p)?;
+            consumer.track_changes(c)?;
+        }
         // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
         self.process = Process { producer, consumer };
         self.process.producer.note(

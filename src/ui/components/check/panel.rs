@@ -126,8 +126,10 @@ impl Reducible for Panel {
                     Message::Failed(e) => Run::Failed(e),
                 };
                 let slot = if strict { &mut p.strict } else { &mut p.main };
-                // A failed run keeps its first message (a worker that stops may say so twice).
-                if !matches!(slot, Some(Run::Failed(_))) {
+                // A failed run keeps its first message (a worker that stops may say so twice), and a finished
+                // one its result (another worker's last progress may arrive after it: their queues are apart).
+                let late = matches!(run, Run::Running { .. }) && matches!(slot, Some(Run::Done(_)));
+                if !matches!(slot, Some(Run::Failed(_))) && !late {
                     *slot = Some(run);
                 }
                 if let (Some(name), Some(Run::Done(wrong)), Some(Run::Done(strict))) =
