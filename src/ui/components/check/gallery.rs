@@ -73,6 +73,7 @@ impl Entry {
             consumer: self.consumer,
             rule: None,
             producer: self.producer,
+            symmetry: false,
         }
     }
 }
