@@ -268,7 +268,7 @@ pub fn Checker() -> Html {
                     <input type="text" data-testid="check-schema2" value={p.schema2.clone()} placeholder="A2,B1"
                         spellcheck="false" onchange={knob("schema2")} disabled={running} />
                 </label>
-                <label>
+                <label class="toggle">
                     <input type="checkbox" data-testid="check-symmetry" checked={c.symmetry}
                         onchange={knob("symmetry")} disabled={running} />
                     { t(lang, "check.symmetry") }
