@@ -81,6 +81,14 @@ for (const n of [1, 2]) {
   };
 }
 out.two_workers_speedup = out.workers[1].wall_ms / out.workers[2].wall_ms;
+// 3. The largest configuration with symmetry, from its link (a large one waits for *Check*): one run.
+await page.goto(`${server.url}#check?flows=3&events=3&resends=1&crashes=1&consumer=strict&producer=atomic&symmetry=1`);
+await page.getByTestId('check-offered').waitFor();
+const t0 = Date.now();
+await page.getByTestId('check-run').click();
+const large = page.locator('[data-testid=check-result][data-verdict]');
+await large.waitFor({ timeout: 600_000 });
+out.large_symmetry = { wall_ms: Date.now() - t0, ...(await large.evaluate((e) => ({ ...e.dataset }))) };
 out.chromium = browser.version();
 console.log(JSON.stringify(out, null, 2));
 await browser.close();

@@ -62,6 +62,11 @@ const page = read(checkPageFile);
 if (page) {
   row('checker in the page: two workers against one', '≥ 1.6×', `${f(page.two_workers_speedup, 2)}×: ${f(page.workers[2].wall_ms)} against ${f(page.workers[1].wall_ms)} ms`,
     mark(page.two_workers_speedup >= 1.6));
+  if (page.large_symmetry) {
+    const l = page.large_symmetry;
+    row('checker in the page: 3 flows × 3 events × 1 × 1 with symmetry', 'finishes, with progress', `${l.verdict} in ${f(l.wall_ms / 1000)} s (${f(Number(l.states))} classes)`,
+      mark(l.verdict === 'holds'));
+  }
   if (c) {
     const wall = median(page.page.map((r) => r.wall_ms));
     row('checker in the page: the default verdict against native one thread', '≤ 0.7×', `${f(wall / c.one_thread_ms.median, 2)}×: ${f(wall)} against ${f(c.one_thread_ms.median)} ms`,
