@@ -278,12 +278,23 @@ pub fn answer(sql: &str, rows: &[WaitingRow]) -> Result<Option<(usize, Act)>, St
         // Counted from here: the engine's own statements run under the same progress handler.
         s.guard.calls.set(0);
         s.guard.trusted.set(true);
+        // One transaction for the delete and the inserts: a commit each was most of filling `waiting`.
         let own = s
             .conn
             .prepare_cached("DELETE FROM waiting")
-            .and_then(|d| Ok((d, s.conn.prepare_cached(INSERT)?)));
+            .and_then(|d| Ok((d, s.conn.prepare_cached(INSERT)?)))
+            .and_then(|(d, i)| {
+                let begin = s.conn.prepare_cached("BEGIN")?;
+                let commit = s.conn.prepare_cached("COMMIT")?;
+                // A fill that failed half-way left its transaction open.
+                if !s.conn.is_autocommit() {
+                    s.conn.prepare_cached("ROLLBACK")?.execute([])?;
+                }
+                Ok((d, i, begin, commit))
+            });
         s.guard.trusted.set(false);
-        let (mut delete, mut insert) = own.map_err(failed)?;
+        let (mut delete, mut insert, mut begin, mut commit) = own.map_err(failed)?;
+        begin.execute([]).map_err(failed)?;
         delete.execute([]).map_err(failed)?;
         {
             for r in rows {
@@ -304,6 +315,7 @@ pub fn answer(sql: &str, rows: &[WaitingRow]) -> Result<Option<(usize, Act)>, St
                     .map_err(failed)?;
             }
         }
+        commit.execute([]).map_err(failed)?;
         *s.guard.refusal.borrow_mut() = None;
         let mut stmt = s.conn.prepare_cached(sql).map_err(failed)?;
         let mut result = stmt.query([]).map_err(failed)?;
