@@ -671,6 +671,36 @@ both! {
         }
     }
 
+    // The page's workers share a search with no shared memory (`checker::shard`): in this build too, two and
+    // three of them find one thread's counts, and its counterexample move for move, with flows renamed away
+    // by symmetry or not. (tests/checker.rs runs the larger configurations natively.)
+    fn workers_sharing_a_search_find_what_one_thread_finds() {
+        use outbox_core::checker::{shard, Config, Search, Verdict};
+        let small = Config { flows: 2, events: 2, resends: 1, crashes: 1, ..Config::default() };
+        let cases = [
+            small.clone(),
+            Config { symmetry: true, ..small.clone() },
+            Config { consumer: Ordering::GreaterThan, ..small.clone() },
+            Config { consumer: Ordering::EffectOutsideTx, ..small.clone() },
+            Config { consumer: Ordering::SkipBlocked, schema2: Config::parse_schema2("A2"), ..small.clone() },
+        ];
+        for c in cases {
+            let mut one = Search::new(c.clone()).unwrap();
+            one.finish().unwrap();
+            for workers in [2, 3] {
+                let (counts, verdict) = shard::run(&c, workers, c.symmetry).unwrap();
+                assert_eq!(counts, one.counts(), "{c:?}, {workers} workers");
+                match (one.verdict().unwrap(), &verdict) {
+                    (Verdict::Holds, Verdict::Holds) => {}
+                    (Verdict::Violated(a), Verdict::Violated(b)) => {
+                        assert_eq!((&a.violation, &a.moves), (&b.violation, &b.moves), "{c:?}, {workers} workers");
+                    }
+                    (a, b) => panic!("{c:?}, {workers} workers: one thread {}, workers {}", a.word(), b.word()),
+                }
+            }
+        }
+    }
+
     fn an_exported_trace_parses_back_to_the_same_steps() {
         let steps = vec![advance("A", 1), relay(None).with_crash_at(Some(Boundary::RelayAfterMark)), process_all(),
             Step::SetSupportV2 { on: true }];
