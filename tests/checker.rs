@@ -127,7 +127,7 @@ fn a_search_shared_by_workers_finds_what_one_thread_finds() {
         one.finish().unwrap();
         for workers in [1, 2, 3] {
             let label = format!("{c:?}, {workers} workers, symmetry {symmetry}");
-            let (counts, verdict) = shard::run(&c, workers, symmetry).expect(&label);
+            let (counts, verdict, _) = shard::run(&c, workers, symmetry).expect(&label);
             match (one.verdict().unwrap(), &verdict) {
                 (Verdict::Holds, Verdict::Holds) => assert_eq!(counts, one.counts(), "{label}"),
                 (Verdict::Violated(a), Verdict::Violated(b)) => {

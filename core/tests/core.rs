@@ -96,6 +96,10 @@ both! {
         use outbox_core::protocol::db::tables::{EFFECT, FLOW, INBOX, OUTBOX, PROJECTION};
         use outbox_core::protocol::Boundary;
         let mut session = Session::new(strict()).unwrap();
+        // Untracked, every table may have changed.
+        session.step(&advance("A", 1));
+        assert_eq!(session.take_changed_tables(), FLOW | OUTBOX | INBOX | PROJECTION | EFFECT);
+        let mut session = Session::new(strict()).unwrap();
         session.track_changes().unwrap();
         // (step, what it commits): the checker reads back exactly these tables after each step.
         let steps = [
@@ -688,8 +692,10 @@ both! {
             let mut one = Search::new(c.clone()).unwrap();
             one.finish().unwrap();
             for workers in [2, 3] {
-                let (counts, verdict) = shard::run(&c, workers, c.symmetry).unwrap();
+                let (counts, verdict, owned) = shard::run(&c, workers, c.symmetry).unwrap();
                 assert_eq!(counts, one.counts(), "{c:?}, {workers} workers");
+                // Every worker owns a share of the states: a search on every core, not on one.
+                assert!(owned.iter().all(|&n| n * 2 * workers >= owned.iter().sum::<usize>()), "{c:?}: {owned:?}");
                 match (one.verdict().unwrap(), &verdict) {
                     (Verdict::Holds, Verdict::Holds) => {}
                     (Verdict::Violated(a), Verdict::Violated(b)) => {

@@ -241,6 +241,11 @@ impl Shard {
         Ok((shard, report))
     }
 
+    /// How many states this worker owns (has kept), all levels so far.
+    pub fn owned(&self) -> usize {
+        self.seen.len()
+    }
+
     /// Expands this worker's states of the current level: each successor, as a record of the bundle for its
     /// owner (`bundles[owner]`). `progress` hears the transitions run so far.
     pub fn expand(&mut self, mut progress: impl FnMut(u64)) -> Result<Vec<Vec<u8>>, String> {
@@ -349,19 +354,17 @@ impl Tally {
             return None;
         }
         let mut new = 0;
-        let mut first: Option<Broken> = None;
+        let mut broken = Vec::new();
         for r in std::mem::take(&mut self.reports) {
             self.counts.transitions += r.transitions;
             self.counts.states += r.states;
             self.counts.quiescent += r.quiescent;
             new += r.states;
-            if let Some(b) = r.broken {
-                if first.as_ref().is_none_or(|f| b.history < f.history) {
-                    first = Some(b);
-                }
-            }
+            broken.extend(r.broken);
         }
-        if new > 0 && self.level > 0 {
+        // The first by history: the one a single search stops at (histories of distinct states differ).
+        let first = broken.into_iter().min_by(|a, b| a.history.cmp(&b.history));
+        if new > 0 {
             self.counts.depth = self.level;
         }
         self.level += 1;
@@ -375,7 +378,12 @@ impl Tally {
 
 /// A whole search by `shards` workers in turn, in one thread: what the page's workers do, without them, their
 /// bundles and reports as bytes.
-pub fn run(config: &Config, shards: usize, symmetry: bool) -> Result<(Counts, Verdict), String> {
+/// Returns the counts, the verdict, and how many states each worker owned.
+pub fn run(
+    config: &Config,
+    shards: usize,
+    symmetry: bool,
+) -> Result<(Counts, Verdict, Vec<usize>), String> {
     let mut tally = Tally::default();
     let mut workers = Vec::new();
     let mut next = None;
@@ -387,10 +395,14 @@ pub fn run(config: &Config, shards: usize, symmetry: bool) -> Result<(Counts, Ve
     }
     loop {
         match next.ok_or("a level ended without every report")? {
-            Next::Holds => return Ok((tally.counts, Verdict::Holds)),
+            Next::Holds => {
+                let owned = workers.iter().map(Shard::owned).collect();
+                return Ok((tally.counts, Verdict::Holds, owned));
+            }
             Next::Violated(b) => {
                 let c = b.counterexample(config)?;
-                return Ok((tally.counts, Verdict::Violated(Box::new(c))));
+                let owned = workers.iter().map(Shard::owned).collect();
+                return Ok((tally.counts, Verdict::Violated(Box::new(c)), owned));
             }
             Next::Expand => {}
         }
