@@ -4,7 +4,9 @@
 //! step itself.
 
 use super::config::{Config, Ev, FLOW_IDS};
-use super::state::{FlowState, InboxState, ProjectionState, State, INBOX_STATES, REASONS, STATES};
+use super::state::{
+    code, FlowState, InboxState, ProjectionState, State, INBOX_STATES, REASONS, STATES,
+};
 use crate::protocol::db::tables;
 use crate::protocol::{held_after, System, AMOUNT};
 use rusqlite::types::ValueRef;
@@ -17,16 +19,7 @@ fn text<'r>(row: &'r Row<'_>, i: usize) -> Result<&'r str, String> {
 }
 
 fn small(row: &Row<'_>, i: usize, what: &str) -> Result<u8, String> {
-    let v: i64 = row.get(i).map_err(|e| e.to_string())?;
-    u8::try_from(v).map_err(|_| format!("unexpected {what} {v}"))
-}
-
-fn code(table: &[&str], value: &str, what: &str) -> Result<u8, String> {
-    table
-        .iter()
-        .position(|s| *s == value)
-        .map(|i| i as u8)
-        .ok_or_else(|| format!("unexpected {what} `{value}`"))
+    super::state::small(row.get(i).map_err(|e| e.to_string())?, what)
 }
 
 fn flow_of(id: &str) -> Result<u8, String> {

@@ -3,10 +3,8 @@
 //! left out and rebuilt when the state is loaded back into SQLite.
 
 use super::config::{Config, Ev};
-use crate::protocol::system::{
-    ConsumerTables, EffectRow, FlowRow, InboxRow, OutboxRow, ProducerTables, ProjectionRow,
-};
-use crate::protocol::{held_after, BlockReason, Snapshot, AMOUNT};
+use crate::protocol::system::InboxRow;
+use crate::protocol::{BlockReason, Snapshot};
 
 /// `new reserved confirmed released`: a flow's or projection's state.
 pub const STATES: [&str; 4] = ["new", "reserved", "confirmed", "released"];
@@ -59,7 +57,7 @@ pub struct State {
     pub arrival: bool,
 }
 
-fn code(table: &[&str], value: &str, what: &str) -> Result<u8, String> {
+pub(super) fn code(table: &[&str], value: &str, what: &str) -> Result<u8, String> {
     table
         .iter()
         .position(|s| *s == value)
@@ -67,7 +65,7 @@ fn code(table: &[&str], value: &str, what: &str) -> Result<u8, String> {
         .ok_or_else(|| format!("unexpected {what} `{value}`"))
 }
 
-fn small(value: i64, what: &str) -> Result<u8, String> {
+pub(super) fn small(value: i64, what: &str) -> Result<u8, String> {
     u8::try_from(value).map_err(|_| format!("unexpected {what} {value}"))
 }
 
@@ -157,75 +155,6 @@ impl State {
             resends_used,
             crashes_used,
         })
-    }
-
-    /// The rows, bodies rebuilt (`bodies`: [`Config::bodies`]), ready for [`crate::protocol::System::load`].
-    pub fn to_snapshot(&self, bodies: &[String]) -> Snapshot {
-        let body = |ev: Ev| bodies[ev.index() as usize].clone();
-        let id = |flow: u8| super::config::FLOW_IDS[flow as usize].to_owned();
-        Snapshot {
-            producer: ProducerTables {
-                flow: self
-                    .flow
-                    .iter()
-                    .map(|f| FlowRow {
-                        flow_id: id(f.flow),
-                        seq: i64::from(f.seq),
-                        state: STATES[f.state as usize].to_owned(),
-                        amount: AMOUNT,
-                    })
-                    .collect(),
-                outbox: self
-                    .outbox
-                    .iter()
-                    .map(|(ev, accepted)| OutboxRow {
-                        event_id: ev.id().to_owned(),
-                        flow_id: ev.flow_id().to_owned(),
-                        seq: i64::from(ev.seq),
-                        body: body(*ev),
-                        accepted: i64::from(*accepted),
-                    })
-                    .collect(),
-            },
-            consumer: ConsumerTables {
-                support_v2: false,
-                inbox: self
-                    .inbox
-                    .iter()
-                    .zip(1..)
-                    .map(|(r, place)| InboxRow {
-                        event_id: r.ev.id().to_owned(),
-                        flow_id: r.ev.flow_id().to_owned(),
-                        seq: i64::from(r.ev.seq),
-                        body: body(r.ev),
-                        state: INBOX_STATES[r.state as usize].to_owned(),
-                        reason: REASONS[r.reason as usize].map(|x| x.name().to_owned()),
-                        arrival: if self.arrival { place } else { 0 },
-                    })
-                    .collect(),
-                projection: self
-                    .projection
-                    .iter()
-                    .map(|p| ProjectionRow {
-                        flow_id: id(p.flow),
-                        last_seq: i64::from(p.last_seq),
-                        state: STATES[p.state as usize].to_owned(),
-                        held: i64::from(p.held),
-                    })
-                    .collect(),
-                effect: self
-                    .effects
-                    .iter()
-                    .map(|ev| EffectRow {
-                        event_id: ev.id().to_owned(),
-                        flow_id: ev.flow_id().to_owned(),
-                        seq: i64::from(ev.seq),
-                        kind: ev.kind().to_owned(),
-                        held: held_after(ev.kind()),
-                    })
-                    .collect(),
-            },
-        }
     }
 
     /// The same rows (budgets aside).

@@ -217,16 +217,6 @@ impl Session {
         self.system.waiting(flow).map_err(stop_message)
     }
 
-    /// Restores both databases to `snapshot`'s rows directly (see [`System::load`]).
-    pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), String> {
-        self.system.load(snapshot).map_err(stop_message)
-    }
-
-    /// Changes the committed rows from `from` to `to` (see [`System::load_changes`]).
-    pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), String> {
-        self.system.load_changes(from, to).map_err(stop_message)
-    }
-
     /// See [`System::set_quick_restart`].
     pub fn set_quick_restart(&mut self, on: bool) {
         self.system.set_quick_restart(on);

@@ -54,16 +54,8 @@ impl System {
         }
     }
 
-    /// Replaces both databases' rows with `snapshot`'s, as if they had been committed: a state restored
-    /// directly, without replaying the history that led to it (the checker expands each state this way).
-    /// Effects are inserted in the order given, so "written order" survives. The process is fresh.
-    pub fn load(&mut self, snapshot: &Snapshot) -> Result<(), Stop> {
-        let now = self.snapshot()?;
-        self.load_changes(&now, snapshot)
-    }
-
     /// Changes the committed rows from `from` (what the databases hold now) to `to`, row by row: only what
-    /// differs is written. Much cheaper than [`System::load`] when two states differ in a row or two.
+    /// differs is written (the page's power cut; the checker writes its compact rows itself, `checker::rows`).
     pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), Stop> {
         self.settle()?;
         let (fp, tp) = (&from.producer, &to.producer);
