@@ -1,16 +1,20 @@
 // Sums scripts/mutants.sh's runs (target/mutants/<run>/{core,workspace}/mutants.out/*.txt) by module of
-// outbox-core: a mutant the core's tests missed and the workspace's caught counts as caught. Prints a Markdown
-// table for BENCHMARKS.md, then the mutants still missed. `node bench/mutants-report.mjs [DIR]`.
+// outbox-core: a mutant the core's tests missed and the root package's caught counts as caught, and a missed one
+// listed in mutants-equivalent.txt counts as equivalent. Prints a Markdown table for BENCHMARKS.md, then the
+// mutants still missed. `node bench/mutants-report.mjs [DIR]`.
 import fs from 'node:fs';
 import path from 'node:path';
 
 const dir = process.argv[2] ?? 'target/mutants';
 const read = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 const outcome = new Map();
-// Finished runs only (scripts/mutants.sh marks them `done`): an interrupted one may not have tried the
-// workspace's tests on what the core's missed. Across runs a mutant caught once counts as caught.
-const runs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((r) => fs.existsSync(path.join(dir, r, 'done'))) : [];
-const unfinished = fs.existsSync(dir) ? fs.readdirSync(dir).filter((r) => !runs.includes(r)) : [];
+// Runs whose core phase finished (scripts/mutants.sh marks it `core.done`; `done` once the root package's phase
+// has run too). Across runs a mutant caught once counts as caught.
+const all = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+const marked = (r, mark) => fs.existsSync(path.join(dir, r, mark));
+const runs = all.filter((r) => marked(r, 'core.done') || marked(r, 'done'));
+const coreOnly = runs.filter((r) => !marked(r, 'done'));
+const unfinished = all.filter((r) => !runs.includes(r));
 const rank = { caught: 3, timeout: 2, unviable: 1, missed: 0 };
 for (const run of runs) {
   const out = (phase, kind) => read(path.join(dir, run, phase, 'mutants.out', `${kind}.txt`));
@@ -24,6 +28,23 @@ for (const run of runs) {
   }
 }
 
+// mutants-equivalent.txt: `name without its line and column  # why it cannot change what a user sees`.
+const nameKey = (name) => name.replace(/:\d+:\d+:/, ':');
+const equivalents = new Map();
+for (const line of read('mutants-equivalent.txt')) {
+  if (line.startsWith('#')) continue;
+  const [name, why] = line.split(/\s+#\s+/);
+  if (!why) throw new Error(`mutants-equivalent.txt: no reason after " # " in: ${line}`);
+  equivalents.set(name.trim(), why.trim());
+}
+const unused = new Set(equivalents.keys());
+for (const [name, kind] of outcome) {
+  if (kind === 'missed' && equivalents.has(nameKey(name))) {
+    outcome.set(name, 'equivalent');
+    unused.delete(nameKey(name));
+  }
+}
+
 /** `protocol/` for a file in a folder of core/src, else the file. */
 const moduleOf = (name) => {
   const file = name.split(':')[0].replace(/^core\/src\//, '');
@@ -31,7 +52,7 @@ const moduleOf = (name) => {
 };
 const modules = new Map();
 for (const [name, kind] of outcome) {
-  const m = modules.get(moduleOf(name)) ?? { caught: 0, missed: 0, unviable: 0, timeout: 0 };
+  const m = modules.get(moduleOf(name)) ?? { caught: 0, missed: 0, equivalent: 0, unviable: 0, timeout: 0 };
   m[kind] += 1;
   modules.set(moduleOf(name), m);
 }
@@ -39,17 +60,18 @@ const score = (m) => {
   const viable = m.caught + m.missed + m.timeout;
   return viable ? `${((100 * (m.caught + m.timeout)) / viable).toFixed(1)} %` : '—';
 };
-const total = { caught: 0, missed: 0, unviable: 0, timeout: 0 };
+const total = { caught: 0, missed: 0, equivalent: 0, unviable: 0, timeout: 0 };
 const rows = [...modules].sort(([a], [b]) => a.localeCompare(b)).map(([name, m]) => {
   for (const k of Object.keys(total)) total[k] += m[k];
-  return `| \`${name}\` | ${m.caught} | ${m.missed} | ${m.unviable} | ${m.timeout} | ${score(m)} |`;
+  return `| \`${name}\` | ${m.caught} | ${m.missed} | ${m.equivalent} | ${m.unviable} | ${m.timeout} | ${score(m)} |`;
 });
-console.log(`${outcome.size} mutants of outbox-core from ${runs.length} finished run(s) of scripts/mutants.sh (${runs.join(', ')})${unfinished.length ? `; not counted, unfinished: ${unfinished.join(', ')}` : ''}.
+console.log(`${outcome.size} mutants of outbox-core from ${runs.length} run(s) of scripts/mutants.sh${coreOnly.length ? ` (${coreOnly.length} with the core's tests only)` : ''}${unfinished.length ? `; not counted, unfinished: ${unfinished.join(', ')}` : ''}.
 
-| module | caught | missed | unviable | timeout | caught of viable |
-|---|---|---|---|---|---|
+| module | caught | missed | equivalent | unviable | timeout | caught of viable, not equivalent |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-| **all** | ${total.caught} | ${total.missed} | ${total.unviable} | ${total.timeout} | ${score(total)} |
+| **all** | ${total.caught} | ${total.missed} | ${total.equivalent} | ${total.unviable} | ${total.timeout} | ${score(total)} |
 `);
+if (unused.size) console.log(`Listed in mutants-equivalent.txt but not missed in these runs:\n${[...unused].map((n) => `- ${n}`).join('\n')}\n`);
 const missed = [...outcome].filter(([, kind]) => kind === 'missed').map(([name]) => name).sort();
 if (missed.length) console.log(`Missed (${missed.length}):\n${missed.map((n) => `- ${n}`).join('\n')}`);
