@@ -31,7 +31,7 @@ for (const run of runs) {
 // mutants-equivalent.txt: `name without its line and column  # why it cannot change what a user sees`.
 const nameKey = (name) => name.replace(/:\d+:\d+:/, ':');
 const equivalents = new Map();
-for (const line of read('mutants-equivalent.txt')) {
+for (const line of read(new URL('../mutants-equivalent.txt', import.meta.url))) {
   if (line.startsWith('#')) continue;
   const [name, why] = line.split(/\s+#\s+/);
   if (!why) throw new Error(`mutants-equivalent.txt: no reason after " # " in: ${line}`);

@@ -1,0 +1,336 @@
+//! The checker's search on small configurations, in the core's own tests (tests/checker.rs runs the large ones
+//! and the CLI): what a budget allows, the reader's rule against the built-ins, a rule's impossible answer and
+//! its explanation, and the moves a search shared by workers sends. Each compares two runs or a run with what a
+//! user reads, so the mutation run (scripts/mutants.sh) reaches the checker from here.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_core::checker::{self, Action, Config, Counts, Move, Property, Search, Verdict};
+use outbox_core::protocol::Ordering;
+use outbox_core::rule::{self, Rule, RuleEffect};
+
+fn config(flows: u8, events: u8, resends: u8, crashes: u8, schema2: &str) -> Config {
+    Config {
+        flows,
+        events,
+        resends,
+        crashes,
+        schema2: Config::parse_schema2(schema2),
+        ..Config::default()
+    }
+}
+
+fn run(config: Config) -> Search {
+    let mut search = Search::new(config).expect("a valid configuration");
+    search.finish().expect("the search runs");
+    search
+}
+
+/// The counts of a search that holds; CHECKER.md's completion is judged at its quiescent states, so it has one.
+fn counts(config: Config) -> Counts {
+    let search = run(config);
+    assert!(
+        matches!(search.verdict(), Some(Verdict::Holds)),
+        "{:?}",
+        search.verdict()
+    );
+    assert!(search.counts().quiescent >= 1, "{:?}", search.counts());
+    search.counts()
+}
+
+/// The property a search stops on and its history's length.
+fn broken(search: &Search) -> (Property, usize) {
+    match search.verdict() {
+        Some(Verdict::Violated(c)) => (c.violation.property, c.moves.len()),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn with_rule(base: &Config, sql: &str, effect: RuleEffect) -> Config {
+    Config {
+        consumer: Ordering::Rule,
+        rule: Some(Rule::new(sql, effect).expect("the rule is accepted")),
+        ..base.clone()
+    }
+}
+
+/// Each resend and each exit spends one of the budget's: a larger budget reaches histories a smaller one does
+/// not (two resends, two exits), so each step of it finds more states and more transitions.
+#[test]
+fn each_step_of_a_budget_reaches_more_states() {
+    for (small, large) in [
+        (config(1, 2, 0, 0, ""), config(1, 2, 1, 0, "")),
+        (config(1, 2, 1, 0, ""), config(1, 2, 2, 0, "")),
+        (config(1, 2, 0, 0, ""), config(1, 2, 0, 1, "")),
+        (config(1, 2, 0, 1, ""), config(1, 2, 0, 2, "")),
+    ] {
+        let (a, b) = (counts(small.clone()), counts(large.clone()));
+        assert!(
+            b.states > a.states && b.transitions > a.transitions,
+            "{} gave {a:?}, {} gave {b:?}",
+            small.to_query(),
+            large.to_query()
+        );
+    }
+}
+
+/// RULE.md: each built-in consumer written as a rule is that consumer, so its search finds the same states, on
+/// two flows (each flow's `waiting` holds its own rows only) and with an event the consumer cannot read.
+#[test]
+fn each_built_in_as_a_rule_gives_the_built_ins_counts() {
+    let cases = [
+        (Ordering::Strict, config(2, 2, 0, 1, "")),
+        (Ordering::Strict, config(1, 3, 0, 0, "A2")),
+        (Ordering::GreaterThan, config(2, 1, 1, 1, "")),
+        (Ordering::SkipBlocked, config(1, 3, 1, 0, "")),
+        (Ordering::EffectOutsideTx, config(1, 2, 1, 0, "")),
+    ];
+    for (ordering, base) in cases {
+        let builtin = counts(Config {
+            consumer: ordering,
+            ..base.clone()
+        });
+        let (sql, effect) = rule::builtin(ordering).expect("a built-in with a rule");
+        let ruled = counts(with_rule(&base, sql, effect));
+        assert_eq!(ruled, builtin, "{ordering:?} on {}", base.to_query());
+    }
+    assert_eq!(
+        rule::builtin(Ordering::DedupeOnly),
+        None,
+        "dedupe_only writes on receive: no rule"
+    );
+}
+
+/// RULE.md's `rule_answers`: a rule that names an event `waiting` does not hold is caught at the first state
+/// where it does, and the counterexample says what the engine carries out instead.
+#[test]
+fn an_answer_the_engine_cannot_carry_out_is_caught_and_explained() {
+    let base = config(1, 2, 0, 0, "");
+    let sql = "SELECT CASE WHEN seq = 2 THEN 'A9' ELSE event_id END, 'apply' FROM waiting ORDER BY seq DESC";
+    let ruled = with_rule(&base, sql, RuleEffect::Inside);
+    let search = run(ruled.clone());
+    let Some(Verdict::Violated(c)) = search.verdict() else {
+        panic!("{:?}", search.verdict())
+    };
+    assert_eq!(c.violation.property, Property::RuleAnswers);
+    // advance A1, advance A2, relay A2: the first state where A2 waits.
+    assert_eq!(c.moves.len(), 3);
+    assert!(
+        c.violation
+            .message
+            .contains("'A9', which is not a waiting row"),
+        "{}",
+        c.violation.message
+    );
+    let why = checker::why(&ruled, c);
+    assert!(
+        why.starts_with("Step 3 (relay A2")
+            && why.contains("the engine carries out only 'apply', 'block' or 'skip'"),
+        "{why}"
+    );
+}
+
+/// A search shared by workers sends each move as two bytes: exactly the moves of three flows of three events
+/// decode (four kinds of event action on nine events and an apply on three flows, each without an exit or at
+/// one of the ten boundaries), each back to its own bytes and to a step; any other bytes from a peer are refused.
+#[test]
+fn a_move_sent_between_workers_decodes_to_itself_or_is_refused() {
+    let widest = config(3, 3, 3, 3, "");
+    let mut decoded = 0;
+    for code in 0..=u16::MAX {
+        let bytes = code.to_be_bytes();
+        if let Some(m) = Move::from_code(bytes) {
+            assert_eq!(m.code(), bytes, "{m:?}");
+            let step = m.step(&widest);
+            if let Action::Apply(flow) = m.action {
+                assert!(flow < 3, "{m:?} is {step:?}");
+            }
+            decoded += 1;
+        }
+    }
+    assert_eq!(decoded, (4 * 9 + 3) * (1 + 10));
+}
+
+/// A search on threads finds one thread's counts, where it holds and where it stops (a search ends with the
+/// level of its first broken state), and a shortest history of the same length on the same property.
+#[test]
+fn a_search_on_threads_finds_what_one_thread_finds() {
+    let base = config(2, 2, 1, 1, "");
+    for consumer in [
+        Ordering::Strict,
+        Ordering::DedupeOnly,
+        Ordering::GreaterThan,
+        Ordering::EffectOutsideTx,
+    ] {
+        let c = Config {
+            consumer,
+            ..base.clone()
+        };
+        let one = run(c.clone());
+        for threads in [2, 3] {
+            let mut many = Search::new(c.clone()).unwrap().with_threads(threads);
+            many.finish().unwrap();
+            assert_eq!(
+                many.counts(),
+                one.counts(),
+                "{consumer:?} on {threads} threads"
+            );
+            if consumer != Ordering::Strict {
+                assert_eq!(
+                    broken(&many),
+                    broken(&one),
+                    "{consumer:?} on {threads} threads"
+                );
+            }
+        }
+    }
+}
+
+/// CHECKER.md's completion: a rule that never answers leaves every flow short of its last event once nothing is
+/// left to do. Produced and relayed, A1 waits for an apply that does nothing.
+#[test]
+fn a_rule_that_applies_nothing_breaks_completion() {
+    let never = with_rule(
+        &config(1, 1, 0, 0, ""),
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = 0",
+        RuleEffect::Inside,
+    );
+    assert_eq!(broken(&run(never)), (Property::Completion, 2));
+}
+
+/// A check link (`Config::to_query`, the page's share link and its workers' job) reads back to the same
+/// configuration, a rule's text included whatever it holds; parts the checker does not know are handed back.
+#[test]
+fn a_check_link_reads_back_to_its_configuration() {
+    let sql =
+        "SELECT event_id, 'apply' -- 预留 100% & a=b+c\nFROM waiting\tWHERE seq = last_seq + 1";
+    let cases = [
+        Config::default(),
+        Config {
+            symmetry: true,
+            ..config(3, 1, 2, 0, "A1,C1")
+        },
+        Config {
+            producer: outbox_core::protocol::WriteMode::UnsafeDualWrite,
+            consumer: Ordering::SkipBlocked,
+            ..config(1, 3, 0, 3, "A2")
+        },
+        with_rule(&config(2, 2, 1, 1, ""), sql, RuleEffect::Outside),
+    ];
+    for c in cases {
+        let link = format!("{}&verdict=holds", c.to_query());
+        assert!(
+            link.starts_with(&format!("flows={}&events={}", c.flows, c.events)),
+            "{link}"
+        );
+        let (back, rest) = Config::from_query(&link).unwrap_or_else(|e| panic!("{link}: {e}"));
+        assert_eq!(back, c, "{link}");
+        assert_eq!(
+            rest,
+            vec![("verdict".to_owned(), "holds".to_owned())],
+            "{link}"
+        );
+    }
+    // A form's `+` is a space; a `%` without two hex digits stays as it is.
+    let (c, _) =
+        Config::from_query("rule=SELECT+event_id%2C+'apply'+FROM+waiting+--+100%+sure").unwrap();
+    assert_eq!(
+        c.rule.unwrap().sql(),
+        "SELECT event_id, 'apply' FROM waiting -- 100% sure"
+    );
+}
+
+/// Each refusal of a check link names what is wrong: a rule with another consumer (the later part wins), an
+/// effect before its rule, a knob out of range.
+#[test]
+fn a_bad_check_link_is_refused_with_what_is_wrong() {
+    let refusals = [
+        (
+            "rule=SELECT+event_id%2C+'apply'+FROM+waiting&consumer=greater_than",
+            "a rule is given, but the consumer is greater_than, not rule",
+        ),
+        (
+            "effect=outside",
+            "effect belongs to a rule: give the rule first",
+        ),
+        (
+            "flows=4",
+            "flows must be a whole number from 1 to 3, got `4`",
+        ),
+        ("symmetry=yes", "symmetry must be 0 or 1, got `yes`"),
+        ("consumer=fifo", "consumer must be one of"),
+    ];
+    for (query, needle) in refusals {
+        let e = Config::from_query(query)
+            .err()
+            .unwrap_or_else(|| panic!("{query} was accepted"));
+        assert!(e.contains(needle), "{query}: {e}");
+    }
+}
+
+/// The page runs a check link without asking only up to its default's size (2 × 3, one resend, one exit).
+#[test]
+fn only_a_configuration_up_to_the_pages_default_runs_without_asking() {
+    assert!(Config::default().is_quick());
+    assert!(config(3, 2, 1, 1, "").is_quick());
+    assert!(config(1, 1, 0, 0, "").is_quick());
+    for larger in [
+        config(3, 3, 0, 0, ""),
+        config(1, 3, 2, 0, ""),
+        config(1, 3, 0, 2, ""),
+    ] {
+        assert!(!larger.is_quick(), "{}", larger.to_query());
+    }
+}
+
+/// With symmetry, flows are renamed only onto flows whose events have the same schemas: on three plain flows
+/// every renaming, with schema 2 on A1 only those that keep A.
+#[test]
+fn only_flows_alike_are_interchangeable() {
+    assert_eq!(config(3, 2, 0, 0, "").symmetries().len(), 6);
+    assert_eq!(
+        config(3, 2, 0, 0, "A1").symmetries(),
+        vec![[0, 1, 2], [0, 2, 1]]
+    );
+    assert_eq!(
+        config(3, 2, 0, 0, "A1,B1,C2").symmetries(),
+        vec![[0, 1, 2], [1, 0, 2]]
+    );
+    assert_eq!(
+        config(2, 2, 0, 0, "").symmetries(),
+        vec![[0, 1, 2], [1, 0, 2]]
+    );
+    assert_eq!(config(1, 2, 0, 0, "").symmetries(), vec![[0, 1, 2]]);
+}
+
+/// A search shared by workers sends states as their keys: a key reads back to the state that wrote it, and a key
+/// no state has (a flow past C, a state or reason with no word, an event past the ninth, a key cut short or
+/// too long) is refused with a reason, never loaded into the databases.
+#[test]
+fn a_state_sent_between_workers_reads_back_or_is_refused() {
+    use outbox_core::checker::state::State;
+    let c = config(3, 3, 1, 1, "");
+    // resends 1, crashes 0; flow A at seq 1 (state 0); outbox A1 accepted; inbox A1 (state 0, reason 0);
+    // projection A at last_seq 1 (state 0, held 0); effects A1.
+    let key: Vec<u8> = vec![1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0];
+    let state = State::from_key(&c, &key).expect("a state's key");
+    assert_eq!(&*state.key(), &key[..]);
+    for (at, value, why) in [
+        (3, 3, "values no state has"),   // the flow row's flow
+        (5, 99, "values no state has"),  // the flow row's state
+        (11, 99, "values no state has"), // the inbox row's state
+        (12, 99, "values no state has"), // the inbox row's reason
+        (14, 3, "values no state has"),  // the projection's flow
+        (16, 99, "values no state has"), // the projection's state
+        (10, 9, "no event 9"),           // the inbox row's event
+        (19, 9, "no event 9"),           // the effect's event
+    ] {
+        let mut bad = key.clone();
+        bad[at] = value;
+        let e = State::from_key(&c, &bad).expect_err(&format!("byte {at} = {value}"));
+        assert!(e.contains(why), "byte {at} = {value}: {e}");
+    }
+    let e = State::from_key(&c, &key[..key.len() - 1]).unwrap_err();
+    assert!(e.contains("ends early"), "{e}");
+    let e = State::from_key(&c, &[&key[..], &[0]].concat()).unwrap_err();
+    assert!(e.contains("values no state has"), "{e}");
+}
