@@ -150,8 +150,9 @@ fn a_move_sent_between_workers_decodes_to_itself_or_is_refused() {
     assert_eq!(decoded, (4 * 9 + 3) * (1 + 10));
 }
 
-/// A search on threads finds one thread's counts, where it holds and where it stops (a search ends with the
-/// level of its first broken state), and a shortest history of the same length on the same property.
+/// A search on threads, up to five (a CLI's default is the machine's cores), finds one thread's counts, where it
+/// holds and where it stops (a search ends with the level of its first broken state), and a shortest history of
+/// the same length on the same property.
 #[test]
 fn a_search_on_threads_finds_what_one_thread_finds() {
     let base = config(2, 2, 1, 1, "");
@@ -166,7 +167,7 @@ fn a_search_on_threads_finds_what_one_thread_finds() {
             ..base.clone()
         };
         let one = run(c.clone());
-        for threads in [2, 3] {
+        for threads in [2, 3, 5] {
             let mut many = Search::new(c.clone()).unwrap().with_threads(threads);
             many.finish().unwrap();
             assert_eq!(
