@@ -411,3 +411,125 @@ fn a_power_cut_loses_what_was_not_synced_and_says_so() {
     assert_eq!(pg.snapshot.consumer.inbox.len(), 1);
     assert!(pg.invariant.holds);
 }
+
+/// The page redraws when its playground is not equal to the one before a command: every command that changes
+/// what the page shows makes it unequal, a copy of it is equal, and nothing else is compared.
+#[test]
+fn the_page_redraws_after_each_command_that_changes_what_it_shows() {
+    let mut pg = fresh();
+    assert!(pg == pg.clone());
+    let commands = [
+        Command::Advance("A".into()),
+        Command::Arm(Some(Boundary::ApplyAfterCommit)),
+        Command::SetSchema2(true),
+        Command::AddFlow("B".into()),
+        Command::DeliverNext,
+        Command::Error("the file could not be read".into()),
+        Command::DismissNotice,
+        Command::Seek(0),
+        Command::SetMode(outbox_core::protocol::Ordering::DedupeOnly),
+    ];
+    for command in commands {
+        let before = pg.clone();
+        pg.apply(command.clone());
+        assert!(pg != before, "{command:?} left the page as it was");
+        assert!(pg == pg.clone(), "{command:?}");
+    }
+}
+
+/// The fault switches show whether a rejecting trigger is installed at the position the tables show.
+#[test]
+fn a_fault_switch_shows_the_trigger_at_the_position_shown() {
+    use outbox_core::protocol::system::FaultTarget::{EffectInsert, OutboxInsert};
+    let mut pg = fresh();
+    assert!(!pg.fault_active(OutboxInsert));
+    pg.apply(Command::Fault(OutboxInsert, true));
+    assert!(pg.fault_active(OutboxInsert) && !pg.fault_active(EffectInsert));
+    pg.apply(Command::Advance("A".into()));
+    assert!(
+        pg.fault_active(OutboxInsert),
+        "still installed after a step"
+    );
+    pg.apply(Command::Fault(OutboxInsert, false));
+    assert!(!pg.fault_active(OutboxInsert));
+    pg.apply(Command::Seek(1));
+    assert!(pg.fault_active(OutboxInsert), "installed at step 1");
+}
+
+/// Reset starts over with the consumer as it was chosen, schema 2 support off, even when the reader chose the
+/// consumer with it on.
+#[test]
+fn reset_turns_schema_2_support_off() {
+    let mut pg = fresh();
+    pg.apply(Command::SetSupportV2(true));
+    pg.apply(Command::SetMode(outbox_core::protocol::Ordering::GreaterThan));
+    assert!(pg.support_v2(), "a consumer switch keeps the support");
+    pg.apply(Command::Reset);
+    assert!(!pg.support_v2());
+    assert_eq!(pg.ordering(), outbox_core::protocol::Ordering::GreaterThan);
+    assert!(pg.entries.is_empty());
+}
+
+/// The badge is red from the step that broke the invariant: a new branch from before that step is green again,
+/// one from after it stays red.
+#[test]
+fn a_new_branch_before_the_break_clears_the_badge_and_one_after_keeps_it() {
+    let broken = || {
+        let mut pg = fresh();
+        pg.apply(Command::SetMode(
+            outbox_core::protocol::Ordering::DedupeOnly,
+        ));
+        pg.apply(Command::Order("312"));
+        pg.apply(Command::DeliverAll);
+        assert!(!pg.invariant.holds);
+        pg
+    };
+    let mut pg = broken();
+    let at = pg.broke_at.expect("a break");
+    pg.apply(Command::Seek(at));
+    pg.apply(Command::Advance("B".into()));
+    assert_eq!(pg.broke_at, None, "a branch from before the break");
+    let mut pg = broken();
+    let end = pg.pos;
+    pg.apply(Command::Seek(end));
+    pg.apply(Command::Advance("B".into()));
+    assert_eq!(pg.broke_at, Some(at), "a branch from after the break");
+}
+
+/// A resend puts the copy right behind the card, as a new card (its own key): the reader sees it appear there.
+#[test]
+fn a_duplicated_card_appears_right_behind_its_original() {
+    let mut pg = fresh();
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::Advance("A".into()));
+    let original = pg.lane[0].key;
+    pg.apply(Command::DuplicateCard(0));
+    assert_eq!(lane(&pg), ["A1", "A1", "A2"]);
+    assert_eq!(pg.lane[0].key, original);
+    assert!(
+        pg.lane.iter().filter(|c| c.key == pg.lane[1].key).count() == 1
+            && pg.lane[1].key != original
+    );
+}
+
+/// A loaded trace keeps each step's SQL for the diagram's hover when it is short, and only the last step's when
+/// it is long (the SQL panel's).
+#[test]
+fn a_short_loaded_trace_keeps_each_steps_sql_and_a_long_one_does_not() {
+    for (flows, kept) in [(2, true), (90, false)] {
+        let mut pg = fresh();
+        pg.apply(Command::Load(Box::new(long_trace(flows))));
+        let with_sql = pg
+            .entries
+            .iter()
+            .filter(|e| !e.report.sql.is_empty())
+            .count();
+        assert_eq!(
+            with_sql == pg.entries.len(),
+            kept,
+            "{flows} flows: {with_sql} of {}",
+            pg.entries.len()
+        );
+        assert!(!pg.sql.is_empty(), "{flows} flows: the last step's SQL");
+    }
+}
