@@ -335,3 +335,50 @@ fn a_state_sent_between_workers_reads_back_or_is_refused() {
     let e = State::from_key(&c, &[&key[..], &[0]].concat()).unwrap_err();
     assert!(e.contains("values no state has"), "{e}");
 }
+
+/// The counterexample's sentence says what the protocol does instead of the wrong turn that broke the property:
+/// the atomic producer for a lost transition, the consumer's own fix otherwise, even beside an unsafe producer
+/// that had no exit to lose anything with.
+#[test]
+fn a_counterexample_says_what_the_protocol_does_instead() {
+    use outbox_core::protocol::WriteMode::UnsafeDualWrite;
+    let cases = [
+        (
+            Config {
+                producer: UnsafeDualWrite,
+                ..config(1, 1, 0, 1, "")
+            },
+            "the atomic producer commits the state change and its outbox row in one transaction",
+        ),
+        (
+            Config {
+                producer: UnsafeDualWrite,
+                consumer: Ordering::DedupeOnly,
+                ..config(1, 3, 0, 0, "")
+            },
+            "deduplicating by id stops copies, not reordering",
+        ),
+        (
+            Config {
+                consumer: Ordering::GreaterThan,
+                ..config(1, 3, 0, 0, "")
+            },
+            "answers gap while an earlier event is missing",
+        ),
+        (
+            Config {
+                consumer: Ordering::EffectOutsideTx,
+                ..config(1, 1, 0, 1, "")
+            },
+            "writes the effect in the same transaction as the projection",
+        ),
+    ];
+    for (c, instead) in cases {
+        let search = run(c.clone());
+        let Some(Verdict::Violated(v)) = search.verdict() else {
+            panic!("{}", c.to_query())
+        };
+        let why = checker::why(&c, v);
+        assert!(why.contains(instead), "{}: {why}", c.to_query());
+    }
+}
