@@ -374,3 +374,49 @@ fn a_history_that_holds_has_nothing_to_explain() {
         assert_eq!(explain(&t, Lang::Zh).unwrap(), None, "{file}");
     }
 }
+
+/// Completion names the flow that stopped short, not another flow whose event at the same seq is blocked.
+#[test]
+fn a_stopped_flow_is_named_beside_another_flows_blocked_event() {
+    // Schema 2 calls the amount `units` (experiment 6); the strict consumer without its support blocks it.
+    let advance = |flow: &str, seq: i64, kind: &str, schema: i64| {
+        let field = if schema == 2 { "units" } else { "amount" };
+        format!(
+            r#"{{"op":"advance","flow":"{flow}","event_id":"{flow}{seq}","expected_seq":{},"kind":"{kind}","schema":{schema},"payload":{{"{field}":3}}}}"#,
+            seq - 1
+        )
+    };
+    let t = trace(
+        "strict",
+        &[
+            &advance("A", 1, "reserved", 1),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"A"}"#,
+            &advance("A", 2, "confirmed", 1),
+            r#"{"op":"relay"}"#,
+            &advance("B", 1, "reserved", 1),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"B"}"#,
+            &advance("B", 2, "confirmed", 2),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"B"}"#,
+        ],
+    );
+    let doc = trace::replay(&t).unwrap();
+    assert!(doc
+        .consumer
+        .inbox
+        .iter()
+        .any(|r| r.event_id == "B2" && r.state == "blocked"));
+    let message = "nothing is left to do, yet flow A stops at last_seq 1 and its next event A2 is pending, not blocked";
+    let en = explain_property(&t, Property::Completion, message, Lang::En)
+        .unwrap()
+        .unwrap();
+    has(
+        &en.text,
+        &[
+            "flow A stops at last_seq 1 (reserved), short of seq 2",
+            "A2 has been in the inbox since step 5 and is still pending",
+        ],
+    );
+}
