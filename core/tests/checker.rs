@@ -372,6 +372,14 @@ fn a_counterexample_says_what_the_protocol_does_instead() {
             },
             "writes the effect in the same transaction as the projection",
         ),
+        (
+            with_rule(
+                &config(1, 3, 0, 0, ""),
+                rule::ARRIVAL_ORDER,
+                RuleEffect::Inside,
+            ),
+            "the strict rule applies only last_seq + 1 with every check passed",
+        ),
     ];
     for (c, instead) in cases {
         let search = run(c.clone());
@@ -381,4 +389,24 @@ fn a_counterexample_says_what_the_protocol_does_instead() {
         let why = checker::why(&c, v);
         assert!(why.contains(instead), "{}: {why}", c.to_query());
     }
+}
+
+/// One flow of one event, no resend, no exit, counted by hand: the start; A1 produced; A1 relayed (accepted,
+/// pending in the inbox); A1 applied. Four transitions: three moves in a line (an apply is offered only once the
+/// inbox holds a row) and the apply offered again at the end, which changes nothing. Only the last state is
+/// quiescent. An unsafe producer without an exit to lose anything with is the same search.
+#[test]
+fn the_smallest_configuration_has_the_states_counted_by_hand() {
+    let by_hand = Counts {
+        states: 4,
+        transitions: 4,
+        depth: 3,
+        quiescent: 1,
+    };
+    assert_eq!(counts(config(1, 1, 0, 0, "")), by_hand);
+    let unsafe_producer = Config {
+        producer: outbox_core::protocol::WriteMode::UnsafeDualWrite,
+        ..config(1, 1, 0, 0, "")
+    };
+    assert_eq!(counts(unsafe_producer), by_hand);
 }
