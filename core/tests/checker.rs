@@ -231,6 +231,18 @@ fn a_check_link_reads_back_to_its_configuration() {
             "{link}"
         );
     }
+    // A rule's text stays readable in the link: letters, digits and `-_.~` as they are.
+    let link = with_rule(
+        &Config::default(),
+        "SELECT event_id, 'apply' FROM waiting -- a_b.c~",
+        RuleEffect::Inside,
+    )
+    .to_query();
+    assert!(
+        link.contains("&rule=SELECT%20event_id%2C%20%27apply%27%20FROM%20waiting%20--%20a_b.c~"),
+        "{link}"
+    );
+    assert!(!Config::from_query("symmetry=0").unwrap().0.symmetry);
     // A form's `+` is a space; a `%` without two hex digits stays as it is.
     let (c, _) =
         Config::from_query("rule=SELECT+event_id%2C+'apply'+FROM+waiting+--+100%+sure").unwrap();
@@ -409,4 +421,21 @@ fn the_smallest_configuration_has_the_states_counted_by_hand() {
         ..config(1, 1, 0, 0, "")
     };
     assert_eq!(counts(unsafe_producer), by_hand);
+}
+
+/// RULE.md's arrival: a rule that applies in arrival order is caught reordering (advance A1, advance A2, relay
+/// A2, apply A applies A2 first), and one that reads arrival but waits for last_seq + 1 holds with more states
+/// than the strict consumer, because its states keep the order the inbox received them in.
+#[test]
+fn a_rule_that_reads_arrival_is_searched_with_the_arrival_order() {
+    let base = config(1, 3, 0, 0, "");
+    let queue = run(with_rule(&base, rule::ARRIVAL_ORDER, RuleEffect::Inside));
+    assert_eq!(broken(&queue), (Property::ConsumerInvariant, 4));
+    let strict_like = "SELECT event_id, 'apply' FROM waiting WHERE state = 'pending' AND seq = last_seq + 1 ORDER BY arrival";
+    let ordered = counts(with_rule(&base, strict_like, RuleEffect::Inside));
+    let plain = counts(base);
+    assert!(
+        ordered.states > plain.states,
+        "{ordered:?} against {plain:?}"
+    );
 }
