@@ -439,3 +439,60 @@ fn a_rule_that_reads_arrival_is_searched_with_the_arrival_order() {
         "{ordered:?} against {plain:?}"
     );
 }
+
+/// Every flow's rows are judged, not only A's: moving past a blocked event on flow B alone (schema 2 on B2) is
+/// caught on the consumer's invariant, naming B.
+#[test]
+fn a_wrong_turn_on_the_second_flow_alone_is_caught() {
+    let c = Config {
+        consumer: Ordering::SkipBlocked,
+        ..config(2, 2, 0, 0, "B2")
+    };
+    let search = run(c);
+    let Some(Verdict::Violated(v)) = search.verdict() else {
+        panic!("{:?}", search.verdict())
+    };
+    assert_eq!(v.violation.property, Property::ConsumerInvariant);
+    assert!(
+        v.violation.message.contains("flow B"),
+        "{}",
+        v.violation.message
+    );
+}
+
+/// The check's document (`experiments check --json`, the page's worker): a stopped search carries the property,
+/// its sentence and a counterexample that replays to the same tables; one that holds carries none of them.
+#[test]
+fn the_checks_document_carries_the_counterexample_that_replays() {
+    use outbox_core::checker::report;
+    let c = Config {
+        consumer: Ordering::DedupeOnly,
+        ..config(1, 3, 0, 0, "")
+    };
+    let search = run(c.clone());
+    let doc = report::document(&c, &search, 12, 1, None);
+    assert_eq!(doc["format"], report::FORMAT);
+    assert_eq!(doc["verdict"], "violated");
+    assert_eq!(doc["property"], "consumer_invariant");
+    assert_eq!(doc["counts"], report::counts_value(search.counts()));
+    let Some(Verdict::Violated(v)) = search.verdict() else {
+        unreachable!()
+    };
+    assert_eq!(doc["why"], checker::why(&c, v));
+    let trace = outbox_core::trace::parse(&doc["counterexample"].to_string()).expect("a trace");
+    assert_eq!(trace.steps, v.trace.steps);
+    assert_eq!(
+        doc["results"].as_array().map(Vec::len),
+        Some(v.reports.len())
+    );
+    let holds = run(config(1, 1, 0, 0, ""));
+    let doc = report::document(&config(1, 1, 0, 0, ""), &holds, 1, 1, None);
+    assert_eq!(
+        (&doc["verdict"], &doc["property"], &doc["counterexample"]),
+        (
+            &"holds".into(),
+            &serde_json::Value::Null,
+            &serde_json::Value::Null
+        )
+    );
+}
