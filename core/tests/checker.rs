@@ -440,6 +440,19 @@ fn a_rule_that_reads_arrival_is_searched_with_the_arrival_order() {
     );
 }
 
+/// A rule that blocks an event and skips it at the next apply moves the projection alone (the inbox row is
+/// blocked already): caught at that apply, the fourth move.
+#[test]
+fn a_rule_that_skips_what_it_blocked_is_caught_at_the_skip() {
+    let skip_later = "SELECT event_id, CASE WHEN state = 'blocked' THEN 'skip' ELSE 'block' END FROM waiting WHERE seq = last_seq + 1";
+    let search = run(with_rule(
+        &config(2, 2, 0, 0, ""),
+        skip_later,
+        RuleEffect::Inside,
+    ));
+    assert_eq!(broken(&search), (Property::ConsumerInvariant, 4));
+}
+
 /// Every flow's rows are judged, not only A's: moving past a blocked event on flow B alone (schema 2 on B2) is
 /// caught on the consumer's invariant, naming B.
 #[test]
