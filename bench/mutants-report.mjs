@@ -28,7 +28,8 @@ for (const run of runs) {
   }
 }
 
-// mutants-equivalent.txt: `name without its line and column  # why it cannot change what a user sees`.
+// mutants-equivalent.txt: `name without its line and column  # why it cannot change what a user sees`, or with
+// them where one function has several such mutants and only one is equivalent.
 const nameKey = (name) => name.replace(/:\d+:\d+:/, ':');
 const equivalents = new Map();
 for (const line of read(new URL('../mutants-equivalent.txt', import.meta.url))) {
@@ -39,9 +40,11 @@ for (const line of read(new URL('../mutants-equivalent.txt', import.meta.url))) 
 }
 const unused = new Set(equivalents.keys());
 for (const [name, kind] of outcome) {
-  if (kind === 'missed' && equivalents.has(nameKey(name))) {
+  // An entry with its line and column is that mutant only (where a function has several alike).
+  const entry = [name, nameKey(name)].find((n) => equivalents.has(n));
+  if (kind === 'missed' && entry) {
     outcome.set(name, 'equivalent');
-    unused.delete(nameKey(name));
+    unused.delete(entry);
   }
 }
 
