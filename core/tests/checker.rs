@@ -498,6 +498,18 @@ fn the_checks_document_carries_the_counterexample_that_replays() {
         doc["results"].as_array().map(Vec::len),
         Some(v.reports.len())
     );
+    assert_eq!(doc["symmetry"], false);
+    // A finished search asked for more (a page's slice that raced the end) stays as it was.
+    let mut again = run(c.clone());
+    assert!(again.run(1_000).unwrap());
+    assert_eq!(again.counts(), search.counts());
+    assert_eq!(broken(&again), broken(&search));
+    let symmetric = Config {
+        symmetry: true,
+        ..config(2, 1, 0, 0, "")
+    };
+    let doc = report::document(&symmetric, &run(symmetric.clone()), 1, 1, None);
+    assert_eq!(doc["symmetry"], true);
     let holds = run(config(1, 1, 0, 0, ""));
     let doc = report::document(&config(1, 1, 0, 0, ""), &holds, 1, 1, None);
     assert_eq!(
