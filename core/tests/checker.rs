@@ -434,6 +434,17 @@ fn a_rule_that_reads_arrival_is_searched_with_the_arrival_order() {
     let base = config(1, 3, 0, 0, "");
     let queue = run(with_rule(&base, rule::ARRIVAL_ORDER, RuleEffect::Inside));
     assert_eq!(broken(&queue), (Property::ConsumerInvariant, 4));
+    let Some(Verdict::Violated(v)) = queue.verdict() else {
+        unreachable!()
+    };
+    let why = checker::why(
+        &with_rule(&base, rule::ARRIVAL_ORDER, RuleEffect::Inside),
+        v,
+    );
+    assert!(
+        why.contains("Step 4 (apply A") && why.contains("broke consumer_invariant — the consumer's effects are not a legal, contiguous prefix of its events"),
+        "{why}"
+    );
     let strict_like = "SELECT event_id, 'apply' FROM waiting WHERE state = 'pending' AND seq = last_seq + 1 ORDER BY arrival";
     let ordered = counts(with_rule(&base, strict_like, RuleEffect::Inside));
     let plain = counts(base);
