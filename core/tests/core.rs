@@ -696,6 +696,8 @@ both! {
                 assert_eq!(counts, one.counts(), "{c:?}, {workers} workers");
                 // Every worker owns a share of the states: a search on every core, not on one.
                 assert!(owned.iter().all(|&n| n * 2 * workers >= owned.iter().sum::<usize>()), "{c:?}: {owned:?}");
+                // ... and each state is owned by exactly one.
+                assert_eq!(owned.iter().sum::<usize>() as u64, counts.states, "{c:?}: {owned:?}");
                 match (one.verdict().unwrap(), &verdict) {
                     (Verdict::Holds, Verdict::Holds) => {}
                     (Verdict::Violated(a), Verdict::Violated(b)) => {
