@@ -330,15 +330,22 @@ fn a_state_sent_between_workers_reads_back_or_is_refused() {
     let key: Vec<u8> = vec![1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0];
     let state = State::from_key(&c, &key).expect("a state's key");
     assert_eq!(&*state.key(), &key[..]);
+    use outbox_core::checker::state::{INBOX_STATES, REASONS, STATES};
+    let (states, inbox_states, reasons) = (
+        STATES.len() as u8,
+        INBOX_STATES.len() as u8,
+        REASONS.len() as u8,
+    );
+    // Each code one past its table (the first value no state has), and a flow past C.
     for (at, value, why) in [
-        (3, 3, "values no state has"),   // the flow row's flow
-        (5, 99, "values no state has"),  // the flow row's state
-        (11, 99, "values no state has"), // the inbox row's state
-        (12, 99, "values no state has"), // the inbox row's reason
-        (14, 3, "values no state has"),  // the projection's flow
-        (16, 99, "values no state has"), // the projection's state
-        (10, 9, "no event 9"),           // the inbox row's event
-        (19, 9, "no event 9"),           // the effect's event
+        (3, 3, "values no state has"),             // the flow row's flow
+        (5, states, "values no state has"),        // the flow row's state
+        (11, inbox_states, "values no state has"), // the inbox row's state
+        (12, reasons, "values no state has"),      // the inbox row's reason
+        (14, 3, "values no state has"),            // the projection's flow
+        (16, states, "values no state has"),       // the projection's state
+        (10, 9, "no event 9"),                     // the inbox row's event
+        (19, 9, "no event 9"),                     // the effect's event
     ] {
         let mut bad = key.clone();
         bad[at] = value;
@@ -533,5 +540,58 @@ fn the_checks_document_carries_the_counterexample_that_replays() {
             &serde_json::Value::Null,
             &serde_json::Value::Null
         )
+    );
+}
+
+/// With symmetry a state and the same state with flows A and B swapped are one: A at seq 1 and B at seq 2, or A
+/// at seq 2 and B at seq 1, have one fingerprint (the renamed rows are sorted back into the key's order).
+#[test]
+fn a_state_and_its_renaming_are_one_under_symmetry() {
+    use outbox_core::checker::state::State;
+    let c = config(2, 3, 0, 0, "");
+    // resends, crashes; two flow rows (flow, seq, state); the outbox (event index, accepted); no inbox,
+    // projection or effect.
+    let a1_b2 = [0, 0, 2, 0, 1, 1, 1, 2, 2, 3, 0, 0, 3, 0, 4, 0, 0, 0, 0];
+    let a2_b1 = [0, 0, 2, 0, 2, 2, 1, 1, 1, 3, 0, 0, 1, 0, 3, 0, 0, 0, 0];
+    let (s1, s2) = (
+        State::from_key(&c, &a1_b2).unwrap(),
+        State::from_key(&c, &a2_b1).unwrap(),
+    );
+    assert_ne!(s1.key(), s2.key());
+    let perms = c.symmetries();
+    assert_eq!(s1.fingerprint(&perms), s2.fingerprint(&perms));
+    assert_eq!(s1.permuted(&[1, 0, 2]).key(), s2.key());
+}
+
+/// RULE.md's `waiting` for a flow, as the checker builds it from a state to judge a rule's answer: that flow's
+/// rows not yet applied, and nothing of another flow's.
+#[test]
+fn waiting_holds_the_flows_rows_not_yet_applied() {
+    use outbox_core::checker::state::State;
+    let c = config(2, 2, 0, 0, "");
+    // Flow A at seq 2 (confirmed), B at seq 1; A1, A2 and B1 accepted; the inbox: A1 applied, A2 and B1
+    // pending; A's projection at last_seq 1 (reserved); A1's effect.
+    let key = [
+        0, 0, 2, 0, 2, 2, 1, 1, 1, 3, 0, 1, 1, 1, 3, 1, 3, 0, 2, 0, 1, 0, 0, 3, 0, 0, 1, 0, 1, 1,
+        0, 1, 0,
+    ];
+    let s = State::from_key(&c, &key).unwrap();
+    let ids = |flow| {
+        s.waiting(&c, flow)
+            .into_iter()
+            .map(|r| r.event_id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(0), ["A2"]);
+    assert_eq!(ids(1), ["B1"]);
+    let a2 = &s.waiting(&c, 0)[0];
+    assert_eq!(
+        (
+            a2.seq,
+            a2.last_seq,
+            a2.state.as_str(),
+            a2.flow_state.as_str()
+        ),
+        (2, 1, "pending", "reserved")
     );
 }
