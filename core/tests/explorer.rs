@@ -121,3 +121,18 @@ fn the_strict_rule_passes_like_strict_and_the_arrival_queue_fails() {
         }
     }
 }
+
+/// A run whose exit never happens proves nothing about recovery: an apply boundary on a producer's step is
+/// reported as never fired, not passed.
+#[test]
+fn a_boundary_that_never_fires_fails_the_run() {
+    let mut plan = plans(&[Ordering::Strict], false).unwrap().remove(0);
+    plan.crash_step = 0; // the first advance
+    plan.boundary = Boundary::ApplyAfterCommit;
+    let outcome = explorer::run(&plan);
+    assert!(!outcome.ok);
+    assert_eq!(
+        outcome.problem.as_deref(),
+        Some("apply.after_commit never fired")
+    );
+}
