@@ -1,7 +1,8 @@
 //! The checker's search on small configurations, in the core's own tests (tests/checker.rs runs the large ones
-//! and the CLI): what a budget allows, the reader's rule against the built-ins, a rule's impossible answer and
-//! its explanation, and the moves a search shared by workers sends. Each compares two runs or a run with what a
-//! user reads, so the mutation run (scripts/mutants.sh) reaches the checker from here.
+//! and the CLI): the smallest search counted by hand, what a budget allows, threads against one thread, the
+//! reader's rule against the built-ins and its own properties, each counterexample's sentence, the check's
+//! document and links, symmetry, and the moves and states a search shared by workers sends. Each compares two
+//! runs, or a run with what a user reads, so the mutation run (scripts/mutants.sh) reaches the checker here.
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::checker::{self, Action, Config, Counts, Move, Property, Search, Verdict};
