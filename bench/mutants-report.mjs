@@ -14,6 +14,12 @@ const all = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 const marked = (r, mark) => fs.existsSync(path.join(dir, r, mark));
 const runs = all.filter((r) => marked(r, 'core.done') || marked(r, 'done'));
 const coreOnly = runs.filter((r) => !marked(r, 'done'));
+// The commit each run's first phase mutated (its mark holds it): a run of an older core may name mutants by lines
+// that have moved since.
+const commitOf = (r) => {
+  const mark = path.join(dir, r, 'core.done');
+  return (fs.existsSync(mark) && fs.readFileSync(mark, 'utf8').trim().slice(0, 10)) || 'commit unrecorded';
+};
 const unfinished = all.filter((r) => !runs.includes(r));
 const rank = { caught: 3, timeout: 2, unviable: 1, missed: 0 };
 for (const run of runs) {
@@ -36,6 +42,7 @@ for (const line of read(new URL('../mutants-equivalent.txt', import.meta.url))) 
   if (line.startsWith('#')) continue;
   const [name, why] = line.split(/\s+#\s+/);
   if (!why) throw new Error(`mutants-equivalent.txt: no reason after " # " in: ${line}`);
+  if (equivalents.has(name.trim())) throw new Error(`mutants-equivalent.txt: ${name.trim()} is listed twice`);
   equivalents.set(name.trim(), why.trim());
 }
 const unused = new Set(equivalents.keys());
@@ -68,7 +75,7 @@ const rows = [...modules].sort(([a], [b]) => a.localeCompare(b)).map(([name, m])
   for (const k of Object.keys(total)) total[k] += m[k];
   return `| \`${name}\` | ${m.caught} | ${m.missed} | ${m.equivalent} | ${m.unviable} | ${m.timeout} | ${score(m)} |`;
 });
-console.log(`${outcome.size} mutants of outbox-core from ${runs.length} run(s) of scripts/mutants.sh${coreOnly.length ? ` (${coreOnly.length} with the core's tests only)` : ''}${unfinished.length ? `; not counted, unfinished: ${unfinished.join(', ')}` : ''}.
+console.log(`${outcome.size} mutants of outbox-core from ${runs.length} run(s) of scripts/mutants.sh (${runs.map((r) => `${r} at ${commitOf(r)}`).join(', ')})${coreOnly.length ? ` (${coreOnly.length} with the core's tests only)` : ''}${unfinished.length ? `; not counted, unfinished: ${unfinished.join(', ')}` : ''}.
 
 | module | caught | missed | equivalent | unviable | timeout | caught of viable, not equivalent |
 |---|---|---|---|---|---|---|

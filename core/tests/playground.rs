@@ -413,7 +413,7 @@ fn a_power_cut_loses_what_was_not_synced_and_says_so() {
 }
 
 /// The page redraws when its playground is not equal to the one before a command: every command that changes
-/// what the page shows makes it unequal, a copy of it is equal, and nothing else is compared.
+/// what the page shows makes it unequal, and a copy of it is equal.
 #[test]
 fn the_page_redraws_after_each_command_that_changes_what_it_shows() {
     let mut pg = fresh();

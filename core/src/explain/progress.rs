@@ -31,14 +31,9 @@ pub(super) fn loss(r: &Replay, trace: &Trace, at: usize, lang: Lang) -> Option<E
                 ),
             }
         }
-        Loss::Dropped(ev) if matches!(trace.steps[at], Step::PowerCut { .. }) => {
-            return Some(power_loss(r, trace, at, ev, lang));
-        }
-        Loss::Dropped(ev) => say!(
-            lang,
-            "Step {n} ({what}) left {ev} marked accepted in the outbox, but the inbox does not hold it: the message is acknowledged and lost. A correct relay marks a row accepted only after receive has committed it (accepted or duplicate).",
-            "第 {n} 步（{what}）之后，outbox 里的 {ev} 被标为 accepted，inbox 里却没有它：消息已被确认，却丢了。正确的 relay 只在收件已经提交（accepted 或 duplicate）之后才把这一行标为 accepted。"
-        ),
+        // A relay marks a row accepted only after its receive committed: an accepted row the inbox lacks first
+        // appears at a power cut of the consumer's disk.
+        Loss::Dropped(ev) => return Some(power_loss(r, trace, at, ev, lang)),
     };
     Some(done(Some(at), vec![at], text))
 }
