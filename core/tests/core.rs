@@ -522,6 +522,15 @@ both! {
         }
     }
 
+    fn an_experiment_that_expects_nothing_is_refused_not_passed() {
+        // A file whose expectation is empty would reproduce whatever it did.
+        let mut doc: Value = serde_json::from_str(experiments::ALL[2].text).unwrap();
+        doc["experiment"]["expected"] = json!({});
+        let text: &'static str = Box::leak(doc.to_string().into_boxed_str());
+        let refused = experiments::check(&experiments::Experiment { file: "empty.json", text }).map(|c| c.ok());
+        assert_eq!(refused, Err("empty.json: its `experiment.expected` names nothing to compare".to_owned()));
+    }
+
     fn the_reproduced_result_reads_as_its_expectation() {
         // What the CLI prints beside each experiment: the result cut to the expectation's shape equals it.
         for check in experiments::check_all() {
