@@ -602,3 +602,27 @@ fn waiting_holds_the_flows_rows_not_yet_applied() {
         (2, 1, "pending", "reserved")
     );
 }
+
+/// The checker judges a rule's answer on `waiting` as the consumer fills it, `problem` included: a rule whose
+/// answer names no row when an event fails a check (schema 2 here) is caught on that event's arrival.
+#[test]
+fn a_rule_is_judged_with_each_events_problem() {
+    let sql =
+        "SELECT CASE WHEN problem IS NULL THEN event_id ELSE 'nothing' END, 'apply' FROM waiting";
+    let search = run(with_rule(
+        &config(1, 2, 0, 0, "A2"),
+        sql,
+        RuleEffect::Inside,
+    ));
+    assert_eq!(broken(&search), (Property::RuleAnswers, 3));
+    let Some(Verdict::Violated(v)) = search.verdict() else {
+        unreachable!()
+    };
+    assert!(
+        v.violation
+            .message
+            .contains("'nothing', which is not a waiting row"),
+        "{}",
+        v.violation.message
+    );
+}

@@ -262,7 +262,7 @@ both! {
             (ev("A1", 1, "confirmed", 1, json!({"amount":3})), blocked(BlockReason::InvalidTransition)),
             (ev("A1", 1, "cancelled", 1, json!({"amount":3})), blocked(BlockReason::InvalidTransition)),
         ];
-        for (event, want) in cases {
+        for (event, want) in cases.clone() {
             let a2 = ev("A2", 2, "confirmed", 1, json!({"amount":3}));
             let (got, doc) = run(strict(), &[receive(event), receive(a2), apply("A"), process_all()]);
             assert_eq!(got[2], want);
@@ -270,6 +270,13 @@ both! {
             let states: Vec<_> = doc.consumer.inbox.iter().map(|r| (r.state.as_str(), r.reason.as_deref())).collect();
             assert_eq!(states, vec![("blocked", want.blocked().map(BlockReason::name)), ("pending", None)]);
             assert!(doc.consumer.projection.is_empty() && doc.consumer.effect.is_empty());
+        }
+        // The greater-than consumer (a wrong turn for its order, not for its checks) blocks what it cannot read too.
+        for (event, want) in cases.into_iter().take(2) {
+            let greater_than = ConsumerSetup::builtin(Ordering::GreaterThan, false);
+            let (got, doc) = run(greater_than, &[receive(event), apply("A")]);
+            assert_eq!(got[1], want);
+            assert!(doc.consumer.effect.is_empty());
         }
     }
 
