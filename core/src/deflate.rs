@@ -163,7 +163,11 @@ mod tests {
         // Matches reach back across the whole window, however far into the input: a run of one byte packs to
         // under 1 %.
         let run = vec![b'x'; 100_000];
-        assert!(compress(&run).len() * 100 < run.len(), "{}", compress(&run).len());
+        assert!(
+            compress(&run).len() * 100 < run.len(),
+            "{}",
+            compress(&run).len()
+        );
         // A trace packs well: the experiments' JSON to under a third.
         let text = crate::experiments::ALL[8].text.as_bytes();
         assert!(

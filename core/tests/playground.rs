@@ -462,7 +462,9 @@ fn a_fault_switch_shows_the_trigger_at_the_position_shown() {
 fn reset_turns_schema_2_support_off() {
     let mut pg = fresh();
     pg.apply(Command::SetSupportV2(true));
-    pg.apply(Command::SetMode(outbox_core::protocol::Ordering::GreaterThan));
+    pg.apply(Command::SetMode(
+        outbox_core::protocol::Ordering::GreaterThan,
+    ));
     assert!(pg.support_v2(), "a consumer switch keeps the support");
     pg.apply(Command::Reset);
     assert!(!pg.support_v2());
