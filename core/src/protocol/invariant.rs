@@ -275,4 +275,26 @@ mod tests {
     fn a_wrong_held_is_a_violation() {
         assert!(!check(&snapshot("applied", "reserved", 0)).holds);
     }
+
+    #[test]
+    fn an_effect_of_another_kind_than_its_event_is_a_violation() {
+        let mut s = snapshot("applied", "reserved", 3);
+        s.consumer.inbox[0].body = s.consumer.inbox[0].body.replace("reserved", "confirmed");
+        let got = check(&s);
+        assert_eq!(
+            got.violations,
+            ["flow A: effect for A1 is reserved, but the event says otherwise"]
+        );
+    }
+
+    #[test]
+    fn an_effect_at_another_seq_than_its_event_is_a_violation() {
+        let mut s = snapshot("applied", "reserved", 3);
+        s.consumer.inbox[0].seq = 2;
+        let got = check(&s);
+        assert_eq!(
+            got.violations,
+            ["flow A: effect for A1 matches no accepted event at seq 1"]
+        );
+    }
 }
