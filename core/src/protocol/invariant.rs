@@ -297,4 +297,41 @@ mod tests {
             ["flow A: effect for A1 matches no accepted event at seq 1"]
         );
     }
+
+    #[test]
+    fn a_projection_that_disagrees_in_one_field_is_a_violation() {
+        for (state, held) in [("confirmed", 3), ("reserved", 0)] {
+            let mut s = snapshot("applied", "reserved", 3);
+            s.consumer.projection[0].state = state.into();
+            s.consumer.projection[0].held = held;
+            let got = check(&s);
+            assert_eq!(
+                got.violations,
+                [format!("flow A: projection {state}/last_seq=1/held={held} disagrees with the last effect reserved (seq 1, held 3)")]
+            );
+        }
+    }
+
+    #[test]
+    fn an_applied_row_without_its_effect_is_named_once() {
+        // Flow A whole; B1 applied with neither effect nor projection of B.
+        let mut s = snapshot("applied", "reserved", 3);
+        let mut b1 = s.consumer.inbox[0].clone();
+        (b1.event_id, b1.flow_id) = ("B1".into(), "B".into());
+        s.consumer.inbox.push(b1.clone());
+        assert_eq!(
+            check(&s).violations,
+            ["flow B: inbox row B1 is marked applied but left no effect"]
+        );
+        // Pending, B1 is only waiting.
+        s.consumer.inbox[1].state = "pending".into();
+        assert!(check(&s).holds);
+        // A's effect without A's projection: the one thing wrong is the missing projection.
+        let mut s = snapshot("applied", "reserved", 3);
+        s.consumer.projection.clear();
+        assert_eq!(
+            check(&s).violations,
+            ["flow A: effects were written but there is no projection row"]
+        );
+    }
 }
