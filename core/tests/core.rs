@@ -92,6 +92,24 @@ fn receive(event: Value) -> Step {
 }
 
 both! {
+    fn every_result_word_reads_back_to_its_outcome() {
+        // A real worker answers on its pipe with TRACE.md's word; the parent reads it back (`experiments race`).
+        let all = Outcome::all();
+        let words: Vec<String> = all.iter().map(Outcome::to_string).collect();
+        for (outcome, word) in all.iter().zip(&words) {
+            assert_eq!(Outcome::from_name(word), Some(*outcome), "{word}");
+        }
+        for word in ["committed", "accepted", "duplicate", "applied", "gap", "idle", "blocked:invalid_payload",
+            "blocked:unsupported_schema", "blocked:invalid_transition", "rule_error", "crashed", "sql_error", "busy"] {
+            assert!(words.iter().any(|w| w == word), "{word} is missing from {words:?}");
+        }
+        assert_eq!(Outcome::from_name("blocked"), None);
+        assert_eq!(ApplyResult::Blocked(BlockReason::InvalidPayload).to_string(), "blocked:invalid_payload");
+        assert_eq!(ApplyResult::Gap.to_string(), "gap");
+        let stops: Vec<String> = FlowStop::all().iter().map(FlowStop::to_string).collect();
+        assert!(["idle", "gap", "limit", "blocked:unsupported_schema"].iter().all(|w| stops.iter().any(|s| s == w)), "{stops:?}");
+    }
+
     fn the_hooks_name_the_tables_each_commit_changed_and_forget_what_rolled_back() {
         use outbox_core::protocol::db::tables::{EFFECT, FLOW, INBOX, OUTBOX, PROJECTION};
         use outbox_core::protocol::Boundary;
