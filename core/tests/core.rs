@@ -92,6 +92,15 @@ fn receive(event: Value) -> Step {
 }
 
 both! {
+    fn a_rule_that_answers_nothing_is_idle_with_nothing_waiting_and_at_a_gap_otherwise() {
+        // RULE.md: no row answered is `gap` when `waiting` has a row, else `idle`; nothing is written.
+        use outbox_core::rule::{Rule, RuleEffect};
+        let never = Rule::new("SELECT event_id, 'apply' FROM waiting WHERE seq = 0", RuleEffect::Inside).unwrap();
+        let (got, doc) = run(ConsumerSetup::with_rule(never, false), &[apply("A"), advance("A", 1), relay(None), apply("A")]);
+        assert_eq!(got, vec![IDLE, COMMITTED, ACCEPTED, GAP]);
+        assert!(doc.consumer.effect.is_empty() && doc.consumer.inbox[0].state == "pending");
+    }
+
     fn every_result_word_reads_back_to_its_outcome() {
         // A real worker answers on its pipe with TRACE.md's word; the parent reads it back (`experiments race`).
         let all = Outcome::all();
