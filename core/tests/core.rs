@@ -101,6 +101,36 @@ both! {
         assert!(doc.consumer.effect.is_empty() && doc.consumer.inbox[0].state == "pending");
     }
 
+    fn a_traces_limits_are_inclusive_and_a_refusal_names_the_character() {
+        // TRACE.md's bounds, each at its limit (accepted) and one past it (refused with the bound).
+        let advance_with = |event_id: &str, expected_seq: i64, kind: &str, payload: Value| {
+            let step = json!({"op": "advance", "flow": "A", "event_id": event_id, "expected_seq": expected_seq,
+                "kind": kind, "schema": 1, "payload": payload});
+            trace::parse(&json!({"format": "outbox-playground-trace/1", "steps": [step]}).to_string()).map(|_| ()).map_err(|e| e.0)
+        };
+        let keys = |n: usize| Value::Object((0..n).map(|i| (format!("k{i}"), json!(i))).collect());
+        let (id, kind, p) = ("A1", "reserved", json!({}));
+        assert_eq!(advance_with(&"a".repeat(64), 0, kind, p.clone()), Ok(()));
+        assert_eq!(advance_with(id, 999_999, kind, p.clone()), Ok(()));
+        assert_eq!(advance_with(id, 0, &"k".repeat(32), p.clone()), Ok(()));
+        assert_eq!(advance_with(id, 0, kind, keys(8)), Ok(()));
+        assert_eq!(advance_with(id, 0, kind, json!({"k".repeat(32): 1})), Ok(()));
+        for (result, needle) in [
+            (advance_with(&"a".repeat(65), 0, kind, p.clone()), "must be 1–64 characters, got 65"),
+            (advance_with("A 1", 0, kind, p.clone()), "found U+0020"),
+            (advance_with("A\t1", 0, kind, p.clone()), "found U+0009"),
+            (advance_with("A<1", 0, kind, p.clone()), "found '<'"),
+            (advance_with(id, 1_000_000, kind, p.clone()), "from 0 to 999999, got 1000000"),
+            (advance_with(id, 0, &"k".repeat(33), p.clone()), "must be 1–32 characters, got 33"),
+            (advance_with(id, 0, kind, keys(9)), "at most 8 keys, got 9"),
+            (advance_with(id, 0, kind, json!({"k".repeat(33): 1})), "must be 1–32 characters"),
+            (advance_with(id, 0, kind, json!({"": 1})), "must be 1–32 characters"),
+        ] {
+            let e = result.expect_err(needle);
+            assert!(e.contains(needle), "{e} (wanted {needle})");
+        }
+    }
+
     fn every_result_word_reads_back_to_its_outcome() {
         // A real worker answers on its pipe with TRACE.md's word; the parent reads it back (`experiments race`).
         let all = Outcome::all();
