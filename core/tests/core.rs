@@ -115,6 +115,7 @@ both! {
         assert_eq!(advance_with(id, 0, &"k".repeat(32), p.clone()), Ok(()));
         assert_eq!(advance_with(id, 0, kind, keys(8)), Ok(()));
         assert_eq!(advance_with(id, 0, kind, json!({"k".repeat(32): 1})), Ok(()));
+        assert_eq!(advance_with(id, 0, kind, json!({"note": "x".repeat(256)})), Ok(()));
         for (result, needle) in [
             (advance_with(&"a".repeat(65), 0, kind, p.clone()), "must be 1–64 characters, got 65"),
             (advance_with("A 1", 0, kind, p.clone()), "found U+0020"),
@@ -125,10 +126,18 @@ both! {
             (advance_with(id, 0, kind, keys(9)), "at most 8 keys, got 9"),
             (advance_with(id, 0, kind, json!({"k".repeat(33): 1})), "must be 1–32 characters"),
             (advance_with(id, 0, kind, json!({"": 1})), "must be 1–32 characters"),
+            (advance_with(id, 0, kind, json!({"note": "x".repeat(257)})), "is a string longer than 256 characters"),
         ] {
             let e = result.expect_err(needle);
             assert!(e.contains(needle), "{e} (wanted {needle})");
         }
+        // A whole trace of up to 1 MiB is read (here valid JSON padded with spaces to exactly that); one byte more
+        // is refused for its size, and the refusal prints as its message.
+        let text = json!({"format": "outbox-playground-trace/1", "steps": []}).to_string();
+        let padded = format!("{text}{}", " ".repeat((1 << 20) - text.len()));
+        assert!(trace::parse(&padded).is_ok());
+        let e = trace::parse(&format!("{padded} ")).unwrap_err();
+        assert_eq!(e.to_string(), "the trace is 1048577 bytes; at most 1048576 (1 MiB) are allowed");
     }
 
     fn every_result_word_reads_back_to_its_outcome() {
