@@ -136,6 +136,9 @@ both! {
         let text = json!({"format": "outbox-playground-trace/1", "steps": []}).to_string();
         let padded = format!("{text}{}", " ".repeat((1 << 20) - text.len()));
         assert!(trace::parse(&padded).is_ok());
+        let relays = vec![json!({"op": "relay"}); 10_000];
+        let most = json!({"format": "outbox-playground-trace/1", "steps": relays}).to_string();
+        assert_eq!(trace::parse(&most).map(|t| t.steps.len()), Ok(10_000), "10,000 steps are allowed");
         let e = trace::parse(&format!("{padded} ")).unwrap_err();
         assert_eq!(e.to_string(), "the trace is 1048577 bytes; at most 1048576 (1 MiB) are allowed");
     }
