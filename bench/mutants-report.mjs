@@ -30,7 +30,10 @@ for (const run of runs) {
     }
   }
   for (const kind of ['caught', 'timeout']) {
-    for (const name of out('workspace', kind)) if (outcome.get(name) === 'missed') outcome.set(name, kind);
+    // The second phase: the core's tests again (`recheck`), then the workspace's on what those still missed.
+    for (const phase of ['recheck', 'workspace']) {
+      for (const name of out(phase, kind)) if (outcome.get(name) === 'missed') outcome.set(name, kind);
+    }
   }
 }
 
