@@ -319,6 +319,10 @@ both! {
         ]);
         assert_eq!(got[3..], vec![ACCEPTED, GAP, ACCEPTED, APPLIED, APPLIED, IDLE][..]);
         assert_eq!(final_projection(&doc, "A"), Some(("confirmed".into(), 2, 3)));
+        // Each step's count of events it applied (a real worker reports it to `experiments race`): one for an apply
+        // that applied, none otherwise.
+        let applied: Vec<usize> = doc.steps[3..].iter().map(|s| s.applied).collect();
+        assert_eq!(applied, [0, 0, 0, 1, 1, 0]);
         assert_eq!(run(strict(), &[apply("Z")]).0, vec![IDLE]);
     }
 
