@@ -406,6 +406,16 @@ fn a_power_cut_loses_what_was_not_synced_and_says_so() {
     let doc = outbox_core::trace::replay(&pg.trace()).unwrap();
     assert!(doc.consumer.inbox.is_empty());
 
+    // Applied too, the cut takes the inbox row, the projection and the effect: three rows, each counted once.
+    let mut pg = fresh();
+    pg.apply(Command::SetSynchronous(Synchronous::Normal));
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::DeliverAll);
+    pg.apply(Command::ProcessAll);
+    pg.apply(Command::PowerCut(vec![Role::Consumer]));
+    assert_eq!(pg.notice, Some(Notice::PowerCut(Synchronous::Normal, 3)));
+    assert!(pg.snapshot.consumer.effect.is_empty() && pg.snapshot.consumer.projection.is_empty());
+
     let pg = deliver_and_cut(Synchronous::Full);
     assert_eq!(pg.notice, Some(Notice::PowerCut(Synchronous::Full, 0)));
     assert_eq!(pg.snapshot.consumer.inbox.len(), 1);
