@@ -706,6 +706,7 @@ both! {
             (step(r#"{"op":"apply","flow":""}"#), "field `flow` must be 1–64"),
             (step(r#"{"op":"apply","flow":"<img>"}"#), "field `flow` may hold only"),
             (step(r#"{"op":"relay","event_id":"x","crash_at":"apply.after"}"#), "field `crash_at` must be one of"),
+            (step(r#"{"op":"relay","event_id":"A 1"}"#), "step 2 (relay): field `event_id` may hold only"),
             (step(r#"{"op":"set_support_v2","on":true,"crash_at":"apply.after_commit"}"#), "unknown field `crash_at`"),
             (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":-1,"kind":"reserved","schema":1,"payload":{}}"#), "field `expected_seq`"),
             (step(r#"{"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":0,"payload":{}}"#), "field `schema`"),
