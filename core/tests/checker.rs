@@ -539,6 +539,12 @@ fn the_checks_document_carries_the_counterexample_that_replays() {
     };
     let doc = report::document(&symmetric, &run(symmetric.clone()), 1, 1, None);
     assert_eq!(doc["symmetry"], true);
+    // One flow has nothing to rename: symmetry asked for is not in effect, and the page says so.
+    let alone = Config {
+        symmetry: true,
+        ..config(1, 2, 0, 0, "")
+    };
+    assert!(!Search::new(alone).unwrap().symmetry());
     let holds = run(config(1, 1, 0, 0, ""));
     let doc = report::document(&config(1, 1, 0, 0, ""), &holds, 1, 1, None);
     assert_eq!(
@@ -577,10 +583,10 @@ fn waiting_holds_the_flows_rows_not_yet_applied() {
     use outbox_core::checker::state::State;
     let c = config(2, 2, 0, 0, "");
     // Flow A at seq 2 (confirmed), B at seq 1; A1, A2 and B1 accepted; the inbox: A1 applied, A2 and B1
-    // pending; A's projection at last_seq 1 (reserved); A1's effect.
+    // pending; A's projection at last_seq 1 (reserved, held 3); A1's effect.
     let key = [
         0, 0, 2, 0, 2, 2, 1, 1, 1, 3, 0, 1, 1, 1, 3, 1, 3, 0, 2, 0, 1, 0, 0, 3, 0, 0, 1, 0, 1, 1,
-        0, 1, 0,
+        3, 1, 0,
     ];
     let s = State::from_key(&c, &key).unwrap();
     let ids = |flow| {
@@ -592,14 +598,19 @@ fn waiting_holds_the_flows_rows_not_yet_applied() {
     assert_eq!(ids(0), ["A2"]);
     assert_eq!(ids(1), ["B1"]);
     let a2 = &s.waiting(&c, 0)[0];
+    let row = (
+        a2.seq,
+        a2.last_seq,
+        a2.state.as_str(),
+        a2.flow_state.as_str(),
+        a2.held,
+    );
+    assert_eq!(row, (2, 1, "pending", "reserved", 3));
+    // B has no projection: its rows read last_seq 0, `new`, held 0.
+    let b1 = &s.waiting(&c, 1)[0];
     assert_eq!(
-        (
-            a2.seq,
-            a2.last_seq,
-            a2.state.as_str(),
-            a2.flow_state.as_str()
-        ),
-        (2, 1, "pending", "reserved")
+        (b1.last_seq, b1.flow_state.as_str(), b1.held),
+        (0, "new", 0)
     );
 }
 
