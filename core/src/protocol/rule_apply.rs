@@ -3,26 +3,11 @@
 
 use super::consumer::{
     after_commit, check_with, mark_blocked, outside_call, projection, record, write_projection,
-    ConsumerConfig, Next,
+    Next,
 };
 use super::db::{Db, Stop, P};
 use super::{held_after, ApplyResult, BlockReason, Boundary, Event};
 use crate::rule::{self, Act, Rule, RuleEffect, WaitingRow};
-
-/// What the rule would answer for `flow_id` now, without carrying it out: `Some(message)` when the engine could
-/// not carry the answer out (the checker's `rule_answers`). Reads only.
-#[inline(never)]
-pub fn rule_answer_error(
-    db: &mut Db,
-    flow_id: &str,
-    config: &ConsumerConfig,
-) -> Result<Option<String>, Stop> {
-    let Some(rule) = &config.rule else {
-        return Ok(None);
-    };
-    let rows = waiting_now(db, flow_id, config.support_v2, rule.reads_arrival())?;
-    Ok(rule::answer(rule, &rows).err())
-}
 
 /// RULE.md's `waiting` for `flow_id` as the committed rows hold it now (`arrival` counted when asked).
 #[inline(never)]

@@ -206,12 +206,6 @@ impl Session {
         self.system.wipe(setup.config()).map_err(stop_message)
     }
 
-    /// What the reader's rule would answer for `flow` now, when the engine could not carry it out (the
-    /// checker's `rule_answers`); `None` for an answer it can, or a consumer that is not a rule.
-    pub fn rule_answer_error(&mut self, flow: &str) -> Result<Option<String>, String> {
-        self.system.rule_answer_error(flow).map_err(stop_message)
-    }
-
     /// RULE.md's `waiting` for `flow` as the committed rows hold it now.
     pub fn waiting(&mut self, flow: &str) -> Result<Vec<crate::rule::WaitingRow>, String> {
         self.system.waiting(flow).map_err(stop_message)

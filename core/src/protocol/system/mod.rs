@@ -367,11 +367,6 @@ impl System {
         Ok(out)
     }
 
-    /// What the reader's rule would answer for `flow_id` now, when the engine could not carry it out.
-    pub fn rule_answer_error(&mut self, flow_id: &str) -> Result<Option<String>, Stop> {
-        super::rule_apply::rule_answer_error(&mut self.process.consumer, flow_id, &self.config)
-    }
-
     /// RULE.md's `waiting` for `flow_id` now, `arrival` counted (the explanation asks a rule and strict there).
     pub fn waiting(&mut self, flow_id: &str) -> Result<Vec<crate::rule::WaitingRow>, Stop> {
         let v2 = self.config.support_v2;
