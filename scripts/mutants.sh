@@ -33,9 +33,12 @@ findings() { "$@" || { local status=$?; [ "$status" -eq 2 ] || [ "$status" -eq 3
 # a run on the working tree would test whatever it held at that moment (an edit half made fails every mutant).
 snapshot() {
   local src; src=$(mktemp -d /tmp/outbox-mutants-src.XXXXXX)
-  git archive HEAD | tar -x -C "$src"
+  git rev-parse HEAD > "$src.commit"
+  git archive "$(cat "$src.commit")" | tar -x -C "$src"
   printf '%s\n' "$src"
 }
+# The commit a snapshot holds, into a phase's mark; then the snapshot goes.
+finish() { mv "$1.commit" "$2"; rm -rf "$1"; }
 
 # One run: the core's tests, then the workspace's on what they missed. $1 names the run; the rest are filters.
 # Each phase runs on the last commit and writes its commit into its mark (`core.done`, `recheck.done`, `done`),
@@ -49,8 +52,7 @@ run() {
     src=$(snapshot)
     PROPERTY_HISTORIES=${PROPERTY_HISTORIES:-1000} FUZZ_INPUTS=${FUZZ_INPUTS:-5000} CARGO_PROFILE_DEV_DEBUG=0 \
       findings cargo mutants -d "$src" -p outbox-core --test-package outbox-core --jobs "$JOBS" --output "$dir/core" "$@"
-    rm -rf "$src"
-    git rev-parse HEAD > "$dir/core.done"
+    finish "$src" "$dir/core.done"
   fi
   [ "${ROOT:-1}" = 0 ] || [ -e "$dir/done" ] && return
   # What the first phase missed, by exact name (cargo-mutants' --re matches the name as it prints it), within the
@@ -73,8 +75,7 @@ run() {
     PROPERTY_HISTORIES=${PROPERTY_HISTORIES:-1000} FUZZ_INPUTS=${FUZZ_INPUTS:-5000} CARGO_PROFILE_DEV_DEBUG=0 \
       findings cargo mutants -d "$src" -p outbox-core --test-package outbox-core --jobs "$JOBS" \
       --output "$dir/recheck" "${files[@]}" "${res[@]}"
-    rm -rf "$src"
-    git rev-parse HEAD > "$dir/recheck.done"
+    finish "$src" "$dir/recheck.done"
   fi
   [ -e "$dir/recheck.done" ] && missed="$dir/recheck/mutants.out/missed.txt"
   if [ -s "$missed" ]; then
@@ -82,9 +83,10 @@ run() {
     src=$(snapshot)
     CARGO_PROFILE_DEV_DEBUG=0 \
       findings cargo mutants -d "$src" -p outbox-core --test-workspace=true --output "$dir/workspace" "${files[@]}" "${res[@]}"
-    rm -rf "$src"
+    finish "$src" "$dir/done"
+  else
+    git rev-parse HEAD > "$dir/done"
   fi
-  git rev-parse HEAD > "$dir/done"
 }
 
 # The core in five groups of 450-620 mutants, each about 35-45 minutes of the core's phase here; `rest` is
