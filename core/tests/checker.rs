@@ -176,6 +176,13 @@ fn a_search_on_threads_finds_what_one_thread_finds() {
         never,
         RuleEffect::Inside,
     ));
+    // A rule that reads arrival: each thread enters states whose inboxes hold the same events in other orders.
+    let by_arrival = "SELECT event_id, 'apply' FROM waiting WHERE state = 'pending' AND seq = last_seq + 1 ORDER BY arrival";
+    cases.push(with_rule(
+        &config(2, 2, 0, 0, ""),
+        by_arrival,
+        RuleEffect::Inside,
+    ));
     for c in cases {
         let one = run(c.clone());
         for threads in [2, 3, 5] {
