@@ -395,16 +395,15 @@ pub fn run(
     }
     loop {
         match next.ok_or("a level ended without every report")? {
-            Next::Holds => {
-                let owned = workers.iter().map(Shard::owned).collect();
-                return Ok((tally.counts, Verdict::Holds, owned));
-            }
-            Next::Violated(b) => {
-                let c = b.counterexample(config)?;
-                let owned = workers.iter().map(Shard::owned).collect();
-                return Ok((tally.counts, Verdict::Violated(Box::new(c)), owned));
-            }
             Next::Expand => {}
+            end => {
+                let verdict = match end {
+                    Next::Violated(b) => Verdict::Violated(Box::new(b.counterexample(config)?)),
+                    _ => Verdict::Holds,
+                };
+                let owned = workers.iter().map(Shard::owned).collect();
+                return Ok((tally.counts, verdict, owned));
+            }
         }
         let mut bundles = Vec::new();
         for w in &mut workers {
