@@ -880,6 +880,28 @@ mod rules;
 #[path = "core/power.rs"]
 mod power;
 
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "core/native.rs"]
+mod native;
+
+// What the page's controls show of a session's consumer (its ordering, schema 2 support, the trace's setup)
+// follows the session from its start through a reset.
+both! {
+    fn a_session_tells_the_consumer_it_runs() {
+        let first = ConsumerSetup {
+            ordering: Ordering::DedupeOnly,
+            rule: None,
+            support_v2: true,
+        };
+        let mut session = Session::new(first.clone()).unwrap();
+        assert_eq!((session.ordering(), session.support_v2()), (Ordering::DedupeOnly, true));
+        assert_eq!(session.setup(), first);
+        session.reset(strict()).unwrap();
+        assert_eq!((session.ordering(), session.support_v2()), (Ordering::Strict, false));
+        assert_eq!(session.setup(), strict());
+    }
+}
+
 /// Every leaf of `v` with its path as `experiments::compare` names it (`/steps/2/result`, a JSON pointer).
 fn leaves(v: &Value, path: String, out: &mut Vec<String>) {
     match v {

@@ -144,7 +144,7 @@ impl System {
         if after == now {
             return Ok(0);
         }
-        self.load_changes(&now, &after)?;
+        self.roll_back(&now, &after)?;
         let (p, q) = (&now.producer, &after.producer);
         let (c, d) = (&now.consumer, &after.consumer);
         Ok(differ(&p.flow, &q.flow)

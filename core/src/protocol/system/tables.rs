@@ -13,6 +13,8 @@ impl System {
     /// hold no state of the old session, and reopening costs a schema parse each); one with a transaction open
     /// is restarted.
     pub fn wipe(&mut self, config: ConsumerConfig) -> Result<(), Stop> {
+        // First: a process that died mid-transaction still holds its write lock, which the deletes would wait on.
+        self.settle()?;
         for sql in ["DELETE FROM flow", "DELETE FROM outbox"] {
             self.producer_disk.prepare_cached(sql)?.execute([])?;
         }
@@ -36,7 +38,6 @@ impl System {
         }
         self.config = config;
         self.disks = super::power::Disks::default();
-        self.settle()?;
         self.take_sql_log();
         self.take_passed();
         Ok(())
@@ -54,9 +55,12 @@ impl System {
         }
     }
 
-    /// Changes the committed rows from `from` (what the databases hold now) to `to`, row by row: only what
-    /// differs is written (the page's power cut; the checker writes its compact rows itself, `checker::rows`).
-    pub fn load_changes(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), Stop> {
+    /// Takes the committed rows back from `from` (what the databases hold now) to `to`, an earlier state of the
+    /// same databases (a disk's image: the page's power cut), row by row: the rows changed since are written back,
+    /// the rows added since deleted. The protocol deletes no row, so `to` holds none that `from` lacks: the inbox's
+    /// rows keep their places in the arrival order, and the effect log is a prefix of `from`'s. (The checker
+    /// writes its compact rows itself, `checker::rows`.)
+    pub(crate) fn roll_back(&mut self, from: &Snapshot, to: &Snapshot) -> Result<(), Stop> {
         self.settle()?;
         let (fp, tp) = (&from.producer, &to.producer);
         let (fc, tc) = (&from.consumer, &to.consumer);
@@ -88,30 +92,19 @@ impl System {
             .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.accepted])
             },
         )?;
-        // An upsert keeps a row's place in the arrival order; where `to` orders the rows otherwise than the
-        // database can by appending, the inbox is written again in `to`'s order.
-        let empty = Vec::new();
-        let from_inbox = if arrival_kept(&fc.inbox, &tc.inbox) {
-            &fc.inbox
-        } else {
-            c.prepare_cached("DELETE FROM inbox")?.execute([])?;
-            &empty
-        };
-        let mut to_inbox: Vec<&InboxRow> = tc.inbox.iter().collect();
-        to_inbox.sort_by_key(|r| r.arrival);
         sync(
             c,
-            &from_inbox.iter().collect::<Vec<_>>(),
-            &to_inbox,
+            &fc.inbox,
+            &tc.inbox,
             |r| &r.event_id,
             "DELETE FROM inbox WHERE event_id=?",
             |r| {
                 c.prepare_cached(
-                "INSERT INTO inbox(event_id, flow_id, seq, body, state, reason) VALUES(?, ?, ?, ?, ?, ?) \
-                 ON CONFLICT(event_id) DO UPDATE SET flow_id=excluded.flow_id, seq=excluded.seq, \
-                 body=excluded.body, state=excluded.state, reason=excluded.reason",
-            )?
-            .execute(rusqlite::params![r.event_id, r.flow_id, r.seq, r.body, r.state, r.reason])
+                    "UPDATE inbox SET flow_id=?, seq=?, body=?, state=?, reason=? WHERE event_id=?",
+                )?
+                .execute(rusqlite::params![
+                    r.flow_id, r.seq, r.body, r.state, r.reason, r.event_id
+                ])
             },
         )?;
         sync(
@@ -127,24 +120,10 @@ impl System {
             .execute(rusqlite::params![r.flow_id, r.last_seq, r.state, r.held])
             },
         )?;
-        // The effect log is ordered: keep the common prefix, rewrite the rest in order.
-        let same = fc
-            .effect
-            .iter()
-            .zip(&tc.effect)
-            .take_while(|(a, b)| a == b)
-            .count();
-        for r in &fc.effect[same..] {
+        debug_assert!(fc.effect.starts_with(&tc.effect));
+        for r in fc.effect.get(tc.effect.len()..).unwrap_or_default() {
             c.prepare_cached("DELETE FROM effect WHERE event_id=?")?
                 .execute([&r.event_id])?;
-        }
-        for r in &tc.effect[same..] {
-            c.prepare_cached(
-                "INSERT INTO effect(event_id, flow_id, seq, kind, held) VALUES(?, ?, ?, ?, ?)",
-            )?
-            .execute(rusqlite::params![
-                r.event_id, r.flow_id, r.seq, r.kind, r.held
-            ])?;
         }
         self.take_sql_log();
         Ok(())
@@ -285,24 +264,7 @@ impl System {
     }
 }
 
-/// Makes a keyed table hold `to` instead of `from` (both sorted by key): deletes the keys `to` lacks, writes
-/// the rows that are new or differ.
-/// Whether the database, holding `from`, reaches `to`'s arrival order by upserts and appends: the rows both
-/// hold come first in `to`, in the same order. Always, where `to` keeps no order (every `arrival` 0).
-fn arrival_kept(from: &[InboxRow], to: &[InboxRow]) -> bool {
-    if to.iter().all(|r| r.arrival == 0) {
-        return true;
-    }
-    fn ordered<'a>(rows: &'a [InboxRow], keep: &dyn Fn(&InboxRow) -> bool) -> Vec<&'a str> {
-        let mut v: Vec<&InboxRow> = rows.iter().filter(|r| keep(r)).collect();
-        v.sort_by_key(|r| r.arrival);
-        v.into_iter().map(|r| r.event_id.as_str()).collect()
-    }
-    let common = ordered(from, &|r| to.iter().any(|t| t.event_id == r.event_id));
-    let target = ordered(to, &|_| true);
-    target.starts_with(&common)
-}
-
+/// Makes a keyed table hold `to` instead of `from`: deletes the keys `to` lacks, writes the rows that differ.
 fn sync<R: PartialEq>(
     conn: &Connection,
     from: &[R],
@@ -317,7 +279,7 @@ fn sync<R: PartialEq>(
         }
     }
     for r in to {
-        if from.iter().find(|f| key(f) == key(r)) != Some(r) {
+        if !from.contains(r) {
             write(r)?;
         }
     }
