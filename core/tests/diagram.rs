@@ -83,6 +83,22 @@ fn applies_name_the_event_and_the_new_last_seq_or_why_they_stopped() {
             "{id}: {svg}"
         );
     }
+    // A drain that finishes two flows: each flow's new last_seq.
+    let mut pg = Playground::new(ConsumerSetup::default()).unwrap();
+    for c in [
+        Command::AddFlow("B".into()),
+        Command::Advance("A".into()),
+        Command::Advance("B".into()),
+        Command::DeliverAll,
+        Command::ProcessAll,
+    ] {
+        pg.apply(c);
+    }
+    let svg = file(&pg, Lang::En);
+    assert!(
+        svg.contains(">applied A1, B1</text>") && svg.contains(">last_seq A:1 B:1</text>"),
+        "{svg}"
+    );
 }
 
 #[test]

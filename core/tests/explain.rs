@@ -420,3 +420,53 @@ fn a_stopped_flow_is_named_beside_another_flows_blocked_event() {
         ],
     );
 }
+
+/// A rule's answer the engine cannot carry out: the checker's `rule_answers`, said at the end of the history with
+/// what the rule answered there and what the strict rule would have.
+#[test]
+fn a_rule_answer_is_explained_with_what_the_strict_rule_would_have_answered() {
+    use outbox_core::rule::{Rule, RuleEffect};
+    let sql = "SELECT CASE WHEN seq = 2 THEN 'A9' ELSE event_id END, 'apply' FROM waiting ORDER BY seq DESC";
+    let c = Config {
+        flows: 1,
+        events: 2,
+        resends: 0,
+        crashes: 0,
+        consumer: Ordering::Rule,
+        rule: Some(Rule::new(sql, RuleEffect::Inside).unwrap()),
+        ..Config::default()
+    };
+    let (t, p, m) = counterexample(c);
+    assert_eq!(p, Property::RuleAnswers);
+    let en = explain_property(&t, p, &m, Lang::En).unwrap().unwrap();
+    has(
+        &en.text,
+        &["Your rule answered", "the strict rule would have answered"],
+    );
+    let zh = explain_property(&t, p, &m, Lang::Zh).unwrap().unwrap();
+    has(&zh.text, &["你的规则在这里回答了"]);
+}
+
+/// The dedupe-only control applies on receive: the step that applied past a gap is named by the event it
+/// received.
+#[test]
+fn a_receive_is_named_by_its_event() {
+    let receive = |id: &str, seq: i64, kind: &str| {
+        format!(
+            r#"{{"op":"receive","event":{{"event_id":"{id}","flow_id":"A","seq":{seq},"kind":"{kind}","schema":1,"payload":{{"amount":3}}}}}}"#
+        )
+    };
+    let t = trace(
+        "dedupe_only",
+        &[
+            &receive("A2", 2, "confirmed"),
+            &receive("A1", 1, "reserved"),
+        ],
+    );
+    let (en, zh) = both(&t);
+    has(
+        &en.text,
+        &["Step 1 (receive A2) applied A2 (confirmed, seq 2) on arrival"],
+    );
+    has(&zh.text, &["第 1 步（receive A2）"]);
+}
