@@ -439,12 +439,24 @@ fn a_rule_answer_is_explained_with_what_the_strict_rule_would_have_answered() {
     let (t, p, m) = counterexample(c);
     assert_eq!(p, Property::RuleAnswers);
     let en = explain_property(&t, p, &m, Lang::En).unwrap().unwrap();
+    let n = t.steps.len();
+    assert_eq!(en.steps, [n - 1]);
     has(
         &en.text,
-        &["Your rule answered", "the strict rule would have answered"],
+        &[
+            &format!("After step {n} (relay A2) rule_answers no longer holds: {m}."),
+            "Your rule answered",
+            "the strict rule would have answered",
+        ],
     );
     let zh = explain_property(&t, p, &m, Lang::Zh).unwrap().unwrap();
-    has(&zh.text, &["你的规则在这里回答了"]);
+    has(
+        &zh.text,
+        &[
+            &format!("第 {n} 步（relay A2）之后，rule_answers 不再成立：{m}。"),
+            "你的规则在这里回答了",
+        ],
+    );
 }
 
 /// The dedupe-only control applies on receive: the step that applied past a gap is named by the event it
