@@ -1,0 +1,136 @@
+//! The real processes' command-line plumbing, in the core's own tests: the flags every command reads (a bad one
+//! is one line naming it), the fresh `--dir` that never writes over a reader's files, and the soak's generator.
+//! The runs themselves (workers, exits, SIGKILL) are the root package's tests/real.rs.
+#![cfg(unix)]
+
+use outbox_core::real::{Error, Flags, Rng};
+
+fn flags(args: &[&str]) -> Result<Flags, String> {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    Flags::parse(&args, &["seed", "runs", "dir"]).map_err(usage)
+}
+
+fn usage(e: Error) -> String {
+    match e {
+        Error::Usage(m) => m,
+        Error::Run(m) => panic!("a usage error expected, got a failure to run: {m}"),
+    }
+}
+
+#[test]
+fn a_number_flag_is_read_in_its_range_or_refused_naming_it() {
+    let f = flags(&["--runs", "7", "--seed", "42"]).unwrap();
+    assert_eq!(f.number("runs", 3, 1, 10).unwrap(), 7);
+    assert_eq!(f.seed().unwrap(), 42);
+    assert_eq!(f.text("runs"), Some("7"));
+    assert_eq!(f.text("dir"), None);
+    let absent = flags(&[]).unwrap();
+    assert_eq!(absent.number("runs", 3, 1, 10).unwrap(), 3);
+    assert!(
+        absent.seed().unwrap() < 1_000_000,
+        "a seed from the clock, short enough to retype"
+    );
+    for (value, min, max) in [
+        ("0", 1, 10),
+        ("11", 1, 10),
+        ("-1", 0, 10),
+        ("seven", 1, 10),
+        ("", 1, 10),
+    ] {
+        let f = flags(&["--runs", value]).unwrap();
+        assert_eq!(
+            usage(f.number("runs", 3, min, max).unwrap_err()),
+            format!("--runs must be a whole number from {min} to {max}, got `{value}`")
+        );
+    }
+    assert_eq!(
+        flags(&["--runs", "1"])
+            .unwrap()
+            .number("runs", 3, 1, 10)
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        flags(&["--runs", "10"])
+            .unwrap()
+            .number("runs", 3, 1, 10)
+            .unwrap(),
+        10
+    );
+}
+
+#[test]
+fn a_bad_flag_is_one_line_naming_it() {
+    assert_eq!(
+        flags(&["--speed", "3"]).err().unwrap(),
+        "unknown argument `--speed`; expected --seed, --runs, --dir"
+    );
+    assert_eq!(
+        flags(&["runs", "3"]).err().unwrap(),
+        "unknown argument `runs`; expected --seed, --runs, --dir"
+    );
+    assert_eq!(flags(&["--runs"]).err().unwrap(), "--runs needs a value");
+    assert_eq!(
+        flags(&["--runs", "1", "--runs", "2"]).err().unwrap(),
+        "--runs is given twice"
+    );
+}
+
+#[test]
+fn the_dir_must_be_new_or_empty() {
+    let base = std::env::temp_dir().join(format!("outbox-core-real-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let dir = base.join("run");
+    let path = dir.to_str().unwrap();
+    assert_eq!(
+        usage(flags(&[]).unwrap().fresh_dir().unwrap_err()),
+        "--dir DIR is required (an empty or absent directory)"
+    );
+    assert_eq!(
+        usage(flags(&["--dir", ""]).unwrap().fresh_dir().unwrap_err()),
+        "--dir needs a directory name, got an empty one"
+    );
+    // Absent: made. Empty: taken. Holding a file: refused, the file untouched.
+    assert_eq!(flags(&["--dir", path]).unwrap().fresh_dir().unwrap(), dir);
+    assert!(dir.is_dir());
+    assert_eq!(flags(&["--dir", path]).unwrap().fresh_dir().unwrap(), dir);
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    assert_eq!(
+        usage(flags(&["--dir", path]).unwrap().fresh_dir().unwrap_err()),
+        format!("--dir {path}: not an empty directory; refusing to write over what is there")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // A file where the directory would be.
+    let file = dir.join("notes.txt");
+    assert!(usage(
+        flags(&["--dir", file.to_str().unwrap()])
+            .unwrap()
+            .fresh_dir()
+            .unwrap_err()
+    )
+    .ends_with("not an empty directory; refusing to write over what is there"));
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+/// SplitMix64: a soak is replayed from its seed, so the sequence is the published one.
+#[test]
+fn the_generator_is_splitmix64() {
+    let mut rng = Rng::new(0);
+    assert_eq!(
+        [rng.next_u64(), rng.next_u64(), rng.next_u64()],
+        [
+            0xE220_A839_7B1D_CDAF,
+            0x6E78_9E6A_A1B9_65F4,
+            0x06C4_5D18_8009_454F
+        ]
+    );
+    let mut rng = Rng::new(7);
+    let draws: Vec<u64> = (0..1000).map(|_| rng.below(6)).collect();
+    assert!(draws.iter().all(|&d| d < 6));
+    for face in 0..6 {
+        assert!(draws.contains(&face), "{face} never drawn");
+    }
+}
