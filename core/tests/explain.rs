@@ -95,8 +95,7 @@ fn experiment_05_names_the_step_that_applied_a3_before_a1_and_a2() {
         &en.text,
         &[
             "Step 4 (relay A3) applied A3 (released, seq 3) on arrival",
-            "last_seq 0 (new)",
-            "A1 and A2 had not been applied",
+            "last_seq 0 (new): A1 and A2 had not been applied",
             "strict consumer",
             "gap",
         ],
@@ -106,8 +105,7 @@ fn experiment_05_names_the_step_that_applied_a3_before_a1_and_a2() {
         &[
             "第 4 步（relay A3）",
             "released（释放）",
-            "A1 和 A2",
-            "还没有被应用",
+            "：A1 和 A2 还没有被应用",
             "gap",
         ],
     );
@@ -125,7 +123,7 @@ fn dedupe_only_counterexample() {
         &en.text,
         &[
             "Step 3 (relay A2) applied A2 (confirmed, seq 2) on arrival",
-            "A1 had not been applied",
+            ": A1 had not been applied",
             "gap and waits",
         ],
     );
