@@ -243,12 +243,13 @@ fn effect_outside_tx_counterexample_names_the_crash() {
             "Step 3 (apply A) crashed at apply.after_effect",
             "the effect of A1 (reserved) survived",
             "inbox row is still pending",
-            "one transaction",
+            "last_seq 0 (new). A correct consumer commits the projection, the effect and the applied mark in one transaction",
         ],
     );
     has(
         &zh.text,
         &[
+            "状态 new（新建）。正确的消费端",
             "第 3 步（apply A）在 apply.after_effect 退出",
             "reserved（预留）",
             "A1",
