@@ -25,6 +25,12 @@ fn strict_passes_every_run_and_every_boundary_fires_somewhere() {
     for b in Boundary::ALL {
         assert!(plans.iter().any(|p| p.boundary == b), "{b} never reachable");
     }
+    for order in orders(false) {
+        assert!(
+            plans.iter().any(|p| p.order == order),
+            "{order:?} never run"
+        );
+    }
     for plan in &plans {
         let outcome = explorer::run(plan);
         assert!(outcome.ok, "{plan:?}: {:?}", outcome.problem);
