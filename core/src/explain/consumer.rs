@@ -16,14 +16,6 @@ pub(super) fn consumer_text(r: &Replay, trace: &Trace, at: usize, lang: Lang) ->
         Some(Fault::Order(j, place, prev)) => order(r, trace, j, place, prev, lang),
         Some(Fault::Unmarked(j, row)) => unmarked(r, trace, j, row, lang),
         Some(Fault::Projection(flow)) => projection_text(r, trace, at, flow, lang),
-        Some(Fault::NoEffect(row)) => {
-            let (n, what, ev) = (at + 1, r.what(trace, at), &row.event_id);
-            say!(
-                lang,
-                "After step {n} ({what}) the inbox row of {ev} is marked applied, but {ev} left no effect. A correct consumer marks a row applied only in the transaction that writes its effect.",
-                "第 {n} 步（{what}）之后，{ev} 的 inbox 行被标为 applied，{ev} 却没有留下任何 effect。正确的消费端只在写下 effect 的同一个事务里把这一行标为 applied。"
-            )
-        }
         None => {
             let message = invariant::check(&r.after).violations.join("; ");
             reported(r, trace, at, "consumer_invariant", &message, lang)
@@ -32,9 +24,7 @@ pub(super) fn consumer_text(r: &Replay, trace: &Trace, at: usize, lang: Lang) ->
     done(Some(at), steps, text)
 }
 
-/// Why a checker counterexample breaks `property` (`message` as the checker wrote it). For `consumer_invariant`
-/// this is [`explain`]; for `no_loss` and `completion` it is derived from the trace's replay, and from the
-/// message only where the replay shows nothing.
+/// The first clause of the consumer's invariant the tables break, in the order a reader follows it.
 enum Fault<'a> {
     /// Effect row `j` repeats an event that already has an effect.
     Twice(usize),
@@ -45,8 +35,6 @@ enum Fault<'a> {
     Unmarked(usize, Option<&'a str>),
     /// The flow's projection disagrees with its effects.
     Projection(&'a str),
-    /// An `applied` inbox row without an effect.
-    NoEffect(&'a InboxRow),
 }
 
 fn fault(c: &ConsumerTables) -> Option<Fault<'_>> {
@@ -83,10 +71,9 @@ fn fault(c: &ConsumerTables) -> Option<Fault<'_>> {
             return Some(Fault::Projection(flow));
         }
     }
-    c.inbox
-        .iter()
-        .find(|r| r.state == "applied" && !c.effect.iter().any(|e| e.event_id == r.event_id))
-        .map(Fault::NoEffect)
+    // An `applied` row without its effect: no history reaches it (every consumer writes the effect first or in
+    // the same transaction); the invariant's own words say it.
+    None
 }
 
 /// An effect out of sequence (applied seq N while last_seq was M), or an illegal transition.

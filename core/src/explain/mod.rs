@@ -5,7 +5,7 @@
 
 use crate::checker::Property;
 use crate::lang::{gloss, Lang};
-use crate::protocol::system::{ConsumerTables, InboxRow};
+use crate::protocol::system::ConsumerTables;
 use crate::protocol::{invariant, next_kind, Outcome, Snapshot};
 use crate::trace::{Session, Step, StepReport, Trace};
 use std::collections::BTreeSet;

@@ -53,3 +53,27 @@ pub fn gloss(lang: Lang, kind: &str) -> String {
         Lang::Zh => format!("{kind}（{zh}）"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page opens in the browser's language when it is one of the two, and the switch offers the other.
+    #[test]
+    fn a_browser_language_picks_the_page_language() {
+        for (tag, lang) in [
+            ("zh-CN", Some(Lang::Zh)),
+            ("ZH-Hant-TW", Some(Lang::Zh)),
+            ("zh", Some(Lang::Zh)),
+            ("en-GB", Some(Lang::En)),
+            ("EN", Some(Lang::En)),
+            ("fr-FR", None),
+            ("", None),
+        ] {
+            assert_eq!(Lang::from_tag(tag), lang, "{tag:?}");
+        }
+        assert_eq!(Lang::En.other(), Lang::Zh);
+        assert_eq!(Lang::Zh.other(), Lang::En);
+        assert_eq!(Lang::from_tag(Lang::Zh.tag()), Some(Lang::Zh));
+    }
+}
