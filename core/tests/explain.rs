@@ -481,3 +481,123 @@ fn a_receive_is_named_by_its_event() {
     );
     has(&zh.text, &["第 1 步（receive A2）"]);
 }
+
+fn advance_in(flow: &str, seq: i64, kind: &str, schema: i64) -> String {
+    // Schema 2 calls the amount `units` (experiment 6).
+    let field = if schema == 2 { "units" } else { "amount" };
+    format!(
+        r#"{{"op":"advance","flow":"{flow}","event_id":"{flow}{seq}","expected_seq":{},"kind":"{kind}","schema":{schema},"payload":{{"{field}":3}}}}"#,
+        seq - 1
+    )
+}
+
+fn with_rule(mut t: Trace, sql: &str) -> Trace {
+    use outbox_core::rule::{Rule, RuleEffect};
+    t.consumer = trace::ConsumerSetup {
+        ordering: Ordering::Rule,
+        rule: Some(Rule::new(sql, RuleEffect::Inside).unwrap()),
+        support_v2: false,
+    };
+    t
+}
+
+/// The strict consumer's answer is read from the broken flow's own row at last_seq + 1: pending (it applies that
+/// first), or absent (a gap) even where another flow's row at that seq waits.
+#[test]
+fn what_the_strict_consumer_would_do_is_read_from_the_flows_own_next_row() {
+    let arrival_order = with_rule(
+        trace(
+            "strict",
+            &[
+                &advance("A1", 0, "reserved"),
+                &advance("A2", 1, "confirmed"),
+                r#"{"op":"relay","event_id":"A2"}"#,
+                r#"{"op":"relay","event_id":"A1"}"#,
+                r#"{"op":"apply","flow":"A"}"#,
+            ],
+        ),
+        outbox_core::rule::ARRIVAL_ORDER,
+    );
+    let en = explain(&arrival_order, Lang::En).unwrap().unwrap();
+    has(
+        &en.text,
+        &["Step 5 (apply A) applied A2 (confirmed, seq 2) while flow A was at last_seq 0 (new): A1 had not been applied. The strict consumer applies only last_seq + 1 (A1): here it applies A1 first. Your rule answered (A2, apply) there"],
+    );
+    let zh = explain(&arrival_order, Lang::Zh).unwrap().unwrap();
+    has(&zh.text, &["在这里它会先应用 A1。"]);
+
+    let other_flow = trace(
+        "greater_than",
+        &[
+            &advance_in("A", 1, "reserved", 1),
+            &advance_in("B", 1, "reserved", 1),
+            &advance_in("B", 2, "confirmed", 1),
+            r#"{"op":"relay","event_id":"A1"}"#,
+            r#"{"op":"relay","event_id":"B2"}"#,
+            r#"{"op":"apply","flow":"B"}"#,
+        ],
+    );
+    let (en, _) = both(&other_flow);
+    has(
+        &en.text,
+        &["B1 had not been applied. The strict consumer applies only last_seq + 1 (B1): here it answers gap and waits."],
+    );
+}
+
+/// A rule that skips flow B's blocked event and blocks flow A's: the projection fault names B's row, not A's
+/// blocked one.
+#[test]
+fn a_skip_is_named_by_the_skipping_flows_own_row() {
+    let t = with_rule(
+        trace(
+            "strict",
+            &[
+                &advance_in("A", 1, "reserved", 2),
+                &advance_in("B", 1, "reserved", 2),
+                r#"{"op":"relay"}"#,
+                r#"{"op":"relay"}"#,
+                r#"{"op":"apply","flow":"A"}"#,
+                r#"{"op":"apply","flow":"B"}"#,
+            ],
+        ),
+        "SELECT event_id, CASE WHEN problem IS NULL THEN 'apply' WHEN event_id = 'B1' THEN 'skip' ELSE 'block' END FROM waiting WHERE seq = last_seq + 1",
+    );
+    let en = explain(&t, Lang::En).unwrap().unwrap();
+    assert_eq!(en.step, Some(5));
+    has(
+        &en.text,
+        &["Step 6 (apply B) marked B1 blocked (unsupported_schema), yet in the same step moved flow B's last_seq from 0 to 1"],
+    );
+}
+
+/// Completion names the first flow that stopped short: not one that finished, nor one waiting at a blocked event.
+#[test]
+fn completion_passes_over_a_finished_flow_and_a_blocked_one() {
+    let t = trace(
+        "strict",
+        &[
+            &advance_in("A", 1, "reserved", 1),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"A"}"#,
+            &advance_in("B", 1, "reserved", 2),
+            r#"{"op":"relay"}"#,
+            r#"{"op":"apply","flow":"B"}"#,
+            &advance_in("C", 1, "reserved", 1),
+        ],
+    );
+    let message = "nothing is left to do, yet flow C stops at last_seq 0 and its next event C1 is not in the inbox";
+    let en = explain_property(&t, Property::Completion, message, Lang::En)
+        .unwrap()
+        .unwrap();
+    has(
+        &en.text,
+        &["After step 7, the last, nothing is left to do, yet flow C stops at last_seq 0 (new), short of seq 1:"],
+    );
+    let zh = explain_property(&t, Property::Completion, message, Lang::Zh)
+        .unwrap()
+        .unwrap();
+    has(
+        &zh.text,
+        &["第 7 步（最后一步）之后已经无事可做，流程 C 却停在 last_seq 0"],
+    );
+}

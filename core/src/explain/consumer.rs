@@ -209,16 +209,13 @@ fn projection_text(r: &Replay, trace: &Trace, at: usize, f: &str, lang: Lang) ->
     let (n, what, c) = (at + 1, r.what(trace, at), &r.after.consumer);
     let (m1, ps) = projection(c, f);
     let ps = gloss(lang, ps);
-    let mut count = 0;
-    let mut last = None;
-    for e in c.effect.iter().filter(|e| e.flow_id == f) {
-        count += 1;
-        last = Some(e);
-    }
+    let last = c.effect.iter().rfind(|e| e.flow_id == f);
+    // A blocked row the projection has passed. (Every seq up to the flow's effect count is an applied row: the
+    // checks before this one hold, and the inbox keeps one row a seq.)
     let skipped = c
         .inbox
         .iter()
-        .find(|row| row.flow_id == f && row.seq > count && row.seq <= m1 && row.state == "blocked");
+        .find(|row| row.flow_id == f && row.seq <= m1 && row.state == "blocked");
     if let Some(row) = skipped {
         let (ev, reason) = (&row.event_id, row.reason.as_deref().unwrap_or("blocked"));
         // From just below the event: a `process_all` may have applied earlier events in the same step.

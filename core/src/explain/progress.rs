@@ -15,8 +15,9 @@ pub(super) fn loss(r: &Replay, trace: &Trace, at: usize, lang: Lang) -> Option<E
                 "正确的生产端把状态变化和它的 outbox 行放在同一个事务里提交，进程退出时两者要么都在，要么都不在。"
             );
             let step = &trace.steps[at];
+            // Only the unsafe dual write's exit commits a state alone: a write is the step that lost its event.
             match step.write() {
-                Some(w) if r.reports[at].result == Outcome::Crashed => {
+                Some(w) => {
                     let ev = &w.event_id;
                     say!(
                         lang,
