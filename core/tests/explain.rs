@@ -411,11 +411,12 @@ fn a_stopped_flow_is_named_beside_another_flows_blocked_event() {
     let en = explain_property(&t, Property::Completion, message, Lang::En)
         .unwrap()
         .unwrap();
+    // Flow B's applies after A2 arrived are not attempts at A.
     has(
         &en.text,
         &[
             "flow A stops at last_seq 1 (reserved), short of seq 2",
-            "A2 has been in the inbox since step 5 and is still pending",
+            "A2 has been in the inbox since step 5 and is still pending, and no step tried to apply it.",
         ],
     );
 }
@@ -599,5 +600,59 @@ fn completion_passes_over_a_finished_flow_and_a_blocked_one() {
     has(
         &zh.text,
         &["第 7 步（最后一步）之后已经无事可做，流程 C 却停在 last_seq 0"],
+    );
+}
+
+/// A rule that never answers: the flow stalls at its first event, and the explanation names the apply that left
+/// it there with what it answered.
+#[test]
+fn a_stalled_flow_names_the_apply_that_left_it() {
+    let t = with_rule(
+        trace(
+            "strict",
+            &[
+                &advance("A1", 0, "reserved"),
+                r#"{"op":"relay"}"#,
+                r#"{"op":"apply","flow":"A"}"#,
+            ],
+        ),
+        "SELECT event_id, 'apply' FROM waiting WHERE seq = 0",
+    );
+    let message = "nothing is left to do, yet flow A stops at last_seq 0 and its next event A1 is pending, not blocked";
+    let en = explain_property(&t, Property::Completion, message, Lang::En)
+        .unwrap()
+        .unwrap();
+    assert_eq!(en.steps, [1, 2]);
+    has(
+        &en.text,
+        &["A1 has been in the inbox since step 2 and is still pending, and step 3 (apply A) answered gap and left it there."],
+    );
+}
+
+/// A rule that answers with a row when nothing waits: the strict rule's answer there is said as idle.
+#[test]
+fn a_rule_answer_on_nothing_waiting_is_set_beside_idle() {
+    use outbox_core::rule::{Rule, RuleEffect};
+    let c = Config {
+        flows: 1,
+        events: 1,
+        resends: 0,
+        crashes: 0,
+        consumer: Ordering::Rule,
+        rule: Some(
+            Rule::new(
+                "SELECT coalesce(event_id, 'A9'), 'apply' FROM (SELECT 1 AS one) LEFT JOIN waiting ON seq = last_seq + 1",
+                RuleEffect::Inside,
+            )
+            .unwrap(),
+        ),
+        ..Config::default()
+    };
+    let (t, p, m) = counterexample(c);
+    assert_eq!(p, Property::RuleAnswers);
+    let en = explain_property(&t, p, &m, Lang::En).unwrap().unwrap();
+    has(
+        &en.text,
+        &["the strict rule would have answered no row (idle)."],
     );
 }

@@ -112,6 +112,10 @@ both! {
         let (_, doc) = run(strict(), &steps);
         assert!(inbox(&doc).is_empty());
         assert!(!badge(&doc).holds);
+        let x = outbox_core::explain::explain(&trace::Trace::new(strict(), steps), Lang::En)
+            .unwrap()
+            .unwrap();
+        assert!(x.text.contains("under synchronous=OFF SQLite never syncs"), "{}", x.text);
     }
 
     fn back_to_full_syncs_and_a_cut_only_of_the_producer_keeps_the_consumer() {
