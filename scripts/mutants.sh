@@ -43,7 +43,8 @@ finish() { mv "$1.commit" "$2"; rm -rf "$1"; }
 # One run: the core's tests, then the workspace's on what they missed. $1 names the run; the rest are filters.
 # Each phase runs on the last commit and writes its commit into its mark (`core.done`, `recheck.done`, `done`),
 # so an interrupted run resumes at the phase it was in, and the second phase tries what the first missed with the
-# tests as they are now. ROOT=0 skips the second phase (about 55 s a mutant still missed); the report then counts the core's misses.
+# tests as they are now. ROOT=0 skips the second phase, WORKSPACE=0 only its workspace step (about 55 s a mutant
+# still missed); the report then counts the core's misses.
 run() {
   local name=$1; shift
   local dir="$PWD/$OUT/$name" src
@@ -78,6 +79,7 @@ run() {
     finish "$src" "$dir/recheck.done"
   fi
   [ -e "$dir/recheck.done" ] && missed="$dir/recheck/mutants.out/missed.txt"
+  [ "${WORKSPACE:-1}" = 0 ] && return
   if [ -s "$missed" ]; then
     mapfile -t res < <(names "$missed")
     src=$(snapshot)
