@@ -62,6 +62,26 @@ fn dedupe_only_fails_with_a_violation_where_arrival_is_out_of_order() {
         .as_deref()
         .unwrap_or("")
         .contains("contiguous prefix")));
+    // The problem shown is the first violation at the first step that broke the invariant, not a later one.
+    let mut checked = 0;
+    for (p, o) in &failed {
+        let trace = p.trace();
+        let mut session = outbox_core::trace::Session::new(trace.consumer.clone()).unwrap();
+        let first = trace.steps.iter().find_map(|s| {
+            session.step(s);
+            session
+                .check_invariant()
+                .unwrap()
+                .violations
+                .into_iter()
+                .next()
+        });
+        if let Some(first) = first {
+            assert_eq!(o.problem.as_ref(), Some(&first), "{p:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
 }
 
 #[test]
