@@ -43,8 +43,8 @@ finish() { mv "$1.commit" "$2"; rm -rf "$1"; }
 # One run: the core's tests, then the workspace's on what they missed. $1 names the run; the rest are filters.
 # Each phase runs on the last commit and writes its commit into its mark (`core.done`, `recheck.done`, `done`),
 # so an interrupted run resumes at the phase it was in, and the second phase tries what the first missed with the
-# tests as they are now. ROOT=0 skips the second phase, WORKSPACE=0 only its workspace step (about 55 s a mutant
-# still missed); the report then counts the core's misses.
+# tests as they are now. PHASE2=0 skips the second phase, WORKSPACE=0 only its workspace step (about 55 s a
+# mutant still missed); the report then counts the core's misses. (Not ROOT: env.sh sets that to the checkout.)
 run() {
   local name=$1; shift
   local dir="$PWD/$OUT/$name" src
@@ -55,7 +55,7 @@ run() {
       findings cargo mutants -d "$src" -p outbox-core --test-package outbox-core --jobs "$JOBS" --output "$dir/core" "$@"
     finish "$src" "$dir/core.done"
   fi
-  [ "${ROOT:-1}" = 0 ] || [ -e "$dir/done" ] && return
+  if [ "${PHASE2:-1}" = 0 ] || [ -e "$dir/done" ]; then return; fi
   # What the first phase missed, by exact name (cargo-mutants' --re matches the name as it prints it), within the
   # run's own file filters (27.1 lets every "delete field" mutant through --re): first the core's tests again,
   # two at a time (they may have grown since), then every test of the workspace on what those still miss.
