@@ -12,7 +12,17 @@ const outcome = new Map();
 // has run too). Across runs a mutant caught once counts as caught.
 const all = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 const marked = (r, mark) => fs.existsSync(path.join(dir, r, mark));
-const runs = all.filter((r) => marked(r, 'core.done') || marked(r, 'done'));
+// Oldest first: a later run of whole files (its `filters`, as scripts/mutants.sh wrote them, name files and no
+// mutants) replaces what earlier runs said of those files, whose lines may have moved since.
+const finished = (r) => fs.statSync(path.join(dir, r, marked(r, 'core.done') ? 'core.done' : 'done')).mtimeMs;
+const runs = all.filter((r) => marked(r, 'core.done') || marked(r, 'done')).sort((a, b) => finished(a) - finished(b));
+const glob = (g) => new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\0').replace(/\*/g, '[^/]*').replace(/\0/g, '.*')}$`);
+/** The globs of the files a run mutated whole, or none (a group that excludes, or a run of named mutants). */
+const wholeFiles = (r) => {
+  const args = read(path.join(dir, r, 'filters'));
+  if (args.some((a) => a === '--re' || a === '-e' || a === '--exclude')) return [];
+  return args.filter((a, i) => i > 0 && (args[i - 1] === '-f' || args[i - 1] === '--file')).map(glob);
+};
 const coreOnly = runs.filter((r) => !marked(r, 'done'));
 // The commit each run's first phase mutated (its mark holds it): a run of an older core may name mutants by lines
 // that have moved since.
@@ -23,6 +33,10 @@ const commitOf = (r) => {
 const unfinished = all.filter((r) => !runs.includes(r));
 const rank = { caught: 3, timeout: 2, unviable: 1, missed: 0 };
 for (const run of runs) {
+  const whole = wholeFiles(run);
+  for (const name of [...outcome.keys()]) {
+    if (whole.some((g) => g.test(name.split(':')[0]))) outcome.delete(name);
+  }
   const out = (phase, kind) => read(path.join(dir, run, phase, 'mutants.out', `${kind}.txt`));
   for (const kind of ['caught', 'missed', 'unviable', 'timeout']) {
     for (const name of out('core', kind)) {
