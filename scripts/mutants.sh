@@ -50,6 +50,8 @@ run() {
   local dir="$PWD/$OUT/$name" src
   if [ ! -e "$dir/core.done" ]; then
     rm -rf "$dir"; mkdir -p "$dir"
+    # The report reads which files a run mutated whole (a later run of a file replaces earlier runs' word on it).
+    printf '%s\n' "$@" > "$dir/filters"
     src=$(snapshot)
     PROPERTY_HISTORIES=${PROPERTY_HISTORIES:-1000} FUZZ_INPUTS=${FUZZ_INPUTS:-5000} CARGO_PROFILE_DEV_DEBUG=0 \
       findings cargo mutants -d "$src" -p outbox-core --test-package outbox-core --jobs "$JOBS" --output "$dir/core" "$@"
