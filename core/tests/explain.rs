@@ -43,6 +43,20 @@ fn counterexample(config: Config) -> (Trace, Property, String) {
     }
 }
 
+/// The shortest counterexample for a rule consumer on one flow of `events` events, no resend, no exit.
+fn rule_counterexample(events: u8, sql: &str) -> (Trace, Property, String) {
+    use outbox_core::rule::{Rule, RuleEffect};
+    counterexample(Config {
+        flows: 1,
+        events,
+        resends: 0,
+        crashes: 0,
+        consumer: Ordering::Rule,
+        rule: Some(Rule::new(sql, RuleEffect::Inside).unwrap()),
+        ..Config::default()
+    })
+}
+
 fn config(consumer: Ordering, producer: WriteMode, schema2: &[&str]) -> Config {
     Config {
         consumer,
@@ -418,18 +432,10 @@ fn a_stopped_flow_is_named_beside_another_flows_blocked_event() {
 /// what the rule answered there and what the strict rule would have.
 #[test]
 fn a_rule_answer_is_explained_with_what_the_strict_rule_would_have_answered() {
-    use outbox_core::rule::{Rule, RuleEffect};
-    let sql = "SELECT CASE WHEN seq = 2 THEN 'A9' ELSE event_id END, 'apply' FROM waiting ORDER BY seq DESC";
-    let c = Config {
-        flows: 1,
-        events: 2,
-        resends: 0,
-        crashes: 0,
-        consumer: Ordering::Rule,
-        rule: Some(Rule::new(sql, RuleEffect::Inside).unwrap()),
-        ..Config::default()
-    };
-    let (t, p, m) = counterexample(c);
+    let (t, p, m) = rule_counterexample(
+        2,
+        "SELECT CASE WHEN seq = 2 THEN 'A9' ELSE event_id END, 'apply' FROM waiting ORDER BY seq DESC",
+    );
     assert_eq!(p, Property::RuleAnswers);
     let en = explain_property(&t, p, &m, Lang::En).unwrap().unwrap();
     let n = t.steps.len();
@@ -625,23 +631,10 @@ fn a_stalled_flow_names_the_apply_that_left_it() {
 /// A rule that answers with a row when nothing waits: the strict rule's answer there is said as idle.
 #[test]
 fn a_rule_answer_on_nothing_waiting_is_set_beside_idle() {
-    use outbox_core::rule::{Rule, RuleEffect};
-    let c = Config {
-        flows: 1,
-        events: 1,
-        resends: 0,
-        crashes: 0,
-        consumer: Ordering::Rule,
-        rule: Some(
-            Rule::new(
-                "SELECT coalesce(event_id, 'A9'), 'apply' FROM (SELECT 1 AS one) LEFT JOIN waiting ON seq = last_seq + 1",
-                RuleEffect::Inside,
-            )
-            .unwrap(),
-        ),
-        ..Config::default()
-    };
-    let (t, p, m) = counterexample(c);
+    let (t, p, m) = rule_counterexample(
+        1,
+        "SELECT coalesce(event_id, 'A9'), 'apply' FROM (SELECT 1 AS one) LEFT JOIN waiting ON seq = last_seq + 1",
+    );
     assert_eq!(p, Property::RuleAnswers);
     let en = explain_property(&t, p, &m, Lang::En).unwrap().unwrap();
     has(
