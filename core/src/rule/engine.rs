@@ -230,13 +230,7 @@ fn prepare_error(guard: &Guard, e: rusqlite::Error) -> (String, Option<usize>) {
     }
     match e {
         rusqlite::Error::SqlInputError { msg, offset, .. } => (msg, usize::try_from(offset).ok()),
-        rusqlite::Error::MultipleStatement => {
-            ("the rule must be exactly one statement".into(), None)
-        }
         rusqlite::Error::SqliteFailure(_, Some(msg)) => (msg, None),
-        rusqlite::Error::SqliteFailure(code, None) => {
-            (format!("SQLite error {}", code.extended_code), None)
-        }
         _ => ("SQLite could not prepare the rule".into(), None),
     }
 }
@@ -274,7 +268,7 @@ pub fn prepare(sql: &str) -> Result<bool, (String, Option<usize>)> {
 /// Every answer the engine cannot carry out is an `Err` that says what the rule returned.
 pub fn answer(sql: &str, rows: &[WaitingRow]) -> Result<Option<(usize, Act)>, String> {
     with_scratch(|s| {
-        let failed = |e: rusqlite::Error| run_error(&s.guard, e);
+        let failed = run_error;
         // Counted from here: the engine's own statements run under the same progress handler.
         s.guard.calls.set(0);
         s.guard.trusted.set(true);
@@ -349,16 +343,21 @@ pub fn answer(sql: &str, rows: &[WaitingRow]) -> Result<Option<(usize, Act)>, St
     })
 }
 
-fn run_error(guard: &Guard, e: rusqlite::Error) -> String {
-    if guard.calls.get() > MAX_CALLS {
-        return format!(
-            "your rule was stopped after {} million steps of SQLite without an answer",
-            (u64::from(MAX_CALLS) * STEPS_PER_CALL as u64) / 1_000_000
-        );
-    }
+fn run_error(e: rusqlite::Error) -> String {
     match e {
-        rusqlite::Error::SqliteFailure(_, Some(msg)) => format!("your rule failed: {msg}"),
-        rusqlite::Error::SqlInputError { msg, .. } => format!("your rule failed: {msg}"),
+        // Only the progress handler interrupts a rule.
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+        {
+            format!(
+                "your rule was stopped after {} million steps of SQLite without an answer",
+                (u64::from(MAX_CALLS) * STEPS_PER_CALL as u64) / 1_000_000
+            )
+        }
+        rusqlite::Error::SqliteFailure(_, Some(msg))
+        | rusqlite::Error::SqlInputError { msg, .. } => {
+            format!("your rule failed: {msg}")
+        }
         _ => "your rule failed in SQLite".into(),
     }
 }

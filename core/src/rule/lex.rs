@@ -311,22 +311,9 @@ pub fn check(sql: &str) -> Result<(), Found> {
 
 /// The 1-based line and column (in characters) of byte `offset` in `text`.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary_compat(offset)];
+    // Both the text check and SQLite name a token's first byte, always a char boundary; past the end, the end.
+    let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
-}
-
-trait FloorBoundary {
-    fn floor_char_boundary_compat(&self, i: usize) -> usize;
-}
-
-impl FloorBoundary for str {
-    fn floor_char_boundary_compat(&self, i: usize) -> usize {
-        let mut i = i.min(self.len());
-        while !self.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    }
 }

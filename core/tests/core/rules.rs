@@ -231,9 +231,58 @@ both! {
         assert!(refusal(&tilde).contains("more than 800 tokens"), "{}", refusal(&tilde));
         let deep = format!("SELECT event_id, 'apply' FROM waiting WHERE {}1{}", "(".repeat(60), ")".repeat(60));
         assert!(refusal(&deep).contains("deeper than 50"), "{}", refusal(&deep));
+        // Each limit exactly: at it accepted, one past it refused at the token that passed it.
+        let padded = |n: usize| format!("SELECT event_id, 'apply' FROM waiting -- {}", "x".repeat(n - 41));
+        assert_eq!(refusal(&padded(4000)), "");
+        assert_eq!(refusal(&padded(4001)), "the rule is 4001 bytes; at most 4000 are allowed");
+        let listed = format!("SELECT event_id, 'apply' FROM waiting WHERE seq IN (1{})", ",1".repeat(394));
+        assert_eq!(refusal(&listed), "", "800 tokens");
+        assert_eq!(refusal(&format!("{listed};")), "the rule has more than 800 tokens (line 1, column 843)");
+        let nested = |n: usize| format!("SELECT event_id, 'apply' FROM waiting WHERE {}1{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(refusal(&nested(50)), "");
+        assert_eq!(refusal(&nested(51)), "the rule nests parentheses deeper than 50 (line 1, column 95)");
         let bad = "SELECT event_id,\n  'apply' FROM waiting WHER seq = 1";
         let message = refusal(bad);
         assert!(message.contains("syntax error") && message.contains("(line 2, column 29)"), "{message}");
+    }
+
+    fn the_text_check_reads_comments_strings_and_numbers_as_sqlite_does() {
+        const RULE: &str = "SELECT event_id, 'apply' FROM waiting";
+        const CAST: &str = "the rule uses CAST, which the page's SQLite cannot run";
+        let cast = |before: &str| format!("{RULE}{before} AND seq = CAST('1' AS INTEGER)");
+        let cases: Vec<(String, String)> = vec![
+            // What looks refused but is inside a comment, a string or a longer word: accepted.
+            (format!("{RULE}; -- done"), "ok".into()),
+            (format!("{RULE}; /* done */"), "ok".into()),
+            (format!("-- first\n{RULE}"), "ok".into()),
+            (format!("/*/ UNION */ {RULE}"), "ok".into()),
+            ("SELECT event_id, 'apply' /* it's a UNION */ FROM waiting".into(), "ok".into()),
+            (format!("{RULE} /* never closed"), "ok".into()),
+            ("SELECT event_id, 'apply -- UNION' FROM waiting".into(), "ok".into()),
+            ("SELECT \"event_id\" AS \"a\"\"b\", 'apply' FROM waiting".into(), "ok".into()),
+            ("SELECT w.event_id AS _cast, 'apply' AS a$b FROM waiting AS w WHERE w.seq - 1 = 0".into(), "ok".into()),
+            ("SELECT event_id AS x, 'apply' AS date FROM waiting".into(), "ok".into()),
+            (format!("{RULE} WHERE {}", ["(seq > 0)"; 60].join(" AND ")), "ok".into()),
+            // The refused token after each of them, named at its place (in characters).
+            (cast(" /* c */ WHERE 1"), format!("{CAST} (line 1, column 65)")),
+            (cast(" WHERE seq / 2"), format!("{CAST} (line 1, column 63)")),
+            (cast(" WHERE flow_id <> ''"), format!("{CAST} (line 1, column 69)")),
+            (cast(" WHERE flow_id <> 'it''s'"), format!("{CAST} (line 1, column 74)")),
+            ("SELECT event_id AS [a]] , 'apply' FROM waiting WHERE seq = CAST(1 AS INTEGER)".into(), format!("{CAST} (line 1, column 60)")),
+            ("SELECT '名', event_id FROM waiting WHERE seq = CAST(1 AS INTEGER)".into(), format!("{CAST} (line 1, column 47)")),
+            (format!("{RULE}; -1"), "the rule must be exactly one statement (line 1, column 40)".into()),
+            (format!("{RULE}; /1"), "the rule must be exactly one statement (line 1, column 40)".into()),
+            (format!("{RULE};\n SELECT 1"), "the rule must be exactly one statement (line 2, column 2)".into()),
+            (format!("{RULE} WHERE seq > .5"), "the number .5 is not an integer: a rule has integers only (the page's SQLite has no floating point) (line 1, column 51)".into()),
+            (format!("{RULE} WHERE date /* c */ ('now') > 0"), "the rule calls date(), which a rule may not call (a rule's answer must be fixed by waiting's rows) (line 1, column 45)".into()),
+            (format!("{RULE}, dbstat"), "the rule reads dbstat: a rule reads only waiting (line 1, column 40)".into()),
+            ("  + 1".into(), "the rule must be one SELECT (or WITH … SELECT), not + (line 1, column 3)".into()),
+            ("SELECT event_id, 'apply FROM waiting".into(), "unrecognized token: \"'apply FROM waiting\" (line 1, column 18)".into()),
+        ];
+        for (sql, want) in &cases {
+            let got = Some(refusal(sql)).filter(|r| !r.is_empty()).unwrap_or_else(|| "ok".into());
+            assert_eq!(&got, want, "{sql}");
+        }
     }
 
     fn the_arrival_order_queue_runs_3_1_2_backwards() {
