@@ -545,3 +545,131 @@ fn a_short_loaded_trace_keeps_each_steps_sql_and_a_long_one_does_not() {
         assert!(!pg.sql.is_empty(), "{flows} flows: the last step's SQL");
     }
 }
+
+/// With schema 2 switched on, a flow's first event stays schema 1 and the ones after it are schema 2 (experiment
+/// 6: the consumer meets v2 mid-flow).
+#[test]
+fn schema_2_starts_at_a_flows_second_event() {
+    let mut pg = fresh();
+    pg.apply(Command::SetSchema2(true));
+    for _ in 0..3 {
+        pg.apply(Command::Advance("A".into()));
+    }
+    let schemas: Vec<i64> = pg
+        .entries
+        .iter()
+        .filter_map(|e| match &e.step {
+            Step::Advance(w) => Some(w.schema),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(schemas, [1, 2, 2]);
+}
+
+/// A switch turned off is that trigger's alone: the other stays installed.
+#[test]
+fn clearing_one_fault_leaves_the_other_installed() {
+    use outbox_core::protocol::system::FaultTarget::{EffectInsert, OutboxInsert};
+    let mut pg = fresh();
+    pg.apply(Command::Fault(OutboxInsert, true));
+    pg.apply(Command::Fault(EffectInsert, true));
+    pg.apply(Command::Fault(EffectInsert, false));
+    assert!(pg.fault_active(OutboxInsert));
+    assert!(!pg.fault_active(EffectInsert));
+}
+
+/// A card index one past the wire (a stale drag, a hand-made command) changes nothing; every card keeps a key of
+/// its own however many resends are made.
+#[test]
+fn a_card_index_past_the_wire_changes_nothing_and_every_card_has_its_own_key() {
+    let mut pg = fresh();
+    for _ in 0..3 {
+        pg.apply(Command::Advance("A".into()));
+    }
+    for c in [
+        Command::RemoveCard(3),
+        Command::MoveCard { from: 3, to: 0 },
+        Command::MoveCard { from: 0, to: 3 },
+        Command::DuplicateCard(3),
+    ] {
+        pg.apply(c.clone());
+        assert_eq!(lane(&pg), ["A1", "A2", "A3"], "{c:?}");
+        assert_eq!(pg.notice, None, "{c:?}");
+    }
+    pg.apply(Command::DuplicateCard(0));
+    pg.apply(Command::DuplicateCard(2));
+    pg.apply(Command::Advance("B".into()));
+    assert_eq!(lane(&pg), ["A1", "A1", "A2", "A2", "A3", "B1"]);
+    let mut keys: Vec<u32> = pg.lane.iter().map(|c| c.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    assert_eq!(keys.len(), 6, "{:?}", pg.lane);
+}
+
+/// An order from the article's buttons rearranges A1–A3 where they already are on the wire once each, keeping the
+/// rest of the session; otherwise it starts over with the consumer as it is, schema 2 support included.
+#[test]
+fn an_order_rearranges_the_wire_in_place_or_starts_over_with_the_consumer_as_it_is() {
+    let mut pg = fresh();
+    for flow in ["A", "A", "A", "B"] {
+        pg.apply(Command::Advance(flow.into()));
+    }
+    pg.apply(Command::Order("312"));
+    assert_eq!(lane(&pg), ["A3", "A1", "A2", "B1"]);
+    assert_eq!(pg.entries.len(), 4, "nothing run again");
+
+    let mut pg = fresh();
+    pg.apply(Command::SetSupportV2(true));
+    pg.apply(Command::Order("231"));
+    assert_eq!(lane(&pg), ["A2", "A3", "A1"]);
+    assert!(pg.support_v2(), "the consumer still reads schema 2");
+}
+
+/// Only a power cut says what it took: a checkpoint or a synchronous switch leaves no notice.
+#[test]
+fn a_checkpoint_is_not_a_power_cut() {
+    use outbox_core::protocol::Synchronous;
+    let mut pg = fresh();
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::SetSynchronous(Synchronous::Normal));
+    pg.apply(Command::Checkpoint);
+    assert_eq!(pg.last().unwrap().report.result, Outcome::Ok);
+    assert_eq!(pg.notice, None);
+}
+
+/// A consumer that is the reader's rule shows that rule; the built-in ones have none.
+#[test]
+fn a_rule_consumer_shows_its_rule() {
+    use outbox_core::rule::{Rule, RuleEffect, STRICT};
+    assert!(fresh().rule().is_none());
+    let rule = Rule::new(STRICT, RuleEffect::Inside).unwrap();
+    let pg = Playground::new(ConsumerSetup::with_rule(rule, false)).unwrap();
+    assert_eq!(pg.rule().map(|r| r.sql()), Some(STRICT));
+}
+
+/// Time travel a slice at a time: its progress counts the steps replayed, and at the end the SQL panel shows the
+/// step reached and the changed-row marks compare with the step before it.
+#[test]
+fn time_travel_reports_its_progress_and_shows_the_step_reached() {
+    let mut pg = fresh();
+    happy(&mut pg);
+    let at = |n: usize| {
+        let mut p = pg.clone();
+        p.apply(Command::Seek(n));
+        p
+    };
+    let (three, four) = (at(3), at(4));
+    let mut seeker = pg.seeker(4, false).unwrap();
+    let mut seen = vec![seeker.progress()];
+    while !seeker.step_once().unwrap() {
+        seen.push(seeker.progress());
+    }
+    seen.push(seeker.progress());
+    assert_eq!(seen, [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]);
+    let reached = seeker.finish().over(&pg);
+    assert_eq!(reached.pos, 4);
+    assert_eq!(*reached.before, *three.snapshot, "marks against step 3");
+    assert_eq!(reached.snapshot, four.snapshot);
+    assert!(!reached.sql.is_empty());
+    assert_eq!(*reached.sql, pg.entries[3].report.sql, "step 4's SQL");
+}
