@@ -141,6 +141,28 @@ both! {
         assert_eq!(trace::parse(&most).map(|t| t.steps.len()), Ok(10_000), "10,000 steps are allowed");
         let e = trace::parse(&format!("{padded} ")).unwrap_err();
         assert_eq!(e.to_string(), "the trace is 1048577 bytes; at most 1048576 (1 MiB) are allowed");
+
+        // A share link: 2 MiB characters reach the decoder (here: not a packed trace), one more is refused for its
+        // length; a bad character is named, a space by its code point.
+        let link = |n: usize| outbox_core::share::decode(&format!("#t={}", "A".repeat(n))).unwrap_err().0;
+        assert_eq!(link(2 << 20), "the link: the data is not a packed trace (it may be truncated or altered)");
+        assert_eq!(link((2 << 20) + 1), "the link: 2097153 characters is longer than the 2097152 a link may carry");
+        let e = outbox_core::share::decode("#t=AB CD").unwrap_err().0;
+        assert_eq!(e, "the link: character U+0020 at position 3 is not base64url");
+
+        // A value of the wrong type is named by its type, a number as an integer or not; a value is shown whole
+        // up to 40 characters.
+        for (text, message) in [
+            ("-7", "a trace must be a JSON object, got an integer"),
+            ("18446744073709551615", "a trace must be a JSON object, got an integer"),
+            ("1.5", "a trace must be a JSON object, got a fractional number"),
+        ] {
+            assert_eq!(trace::parse(text).unwrap_err().0, message);
+        }
+        let format = |n: usize| trace::parse(&json!({"format": "x".repeat(n), "steps": []}).to_string()).unwrap_err().0;
+        let x = |n: usize| "x".repeat(n);
+        assert!(format(38).ends_with(&format!("got \"{}\"", x(38))), "{}", format(38));
+        assert!(format(39).ends_with(&format!("got \"{}…", x(36))), "{}", format(39));
     }
 
     fn every_result_word_reads_back_to_its_outcome() {
