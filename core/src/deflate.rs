@@ -135,6 +135,9 @@ mod tests {
     use super::compress;
     use miniz_oxide::inflate::decompress_to_vec;
 
+    /// The experiments' packed bytes, all twelve together.
+    const CEILING: usize = 10_581;
+
     #[test]
     fn what_it_packs_inflates_back() {
         let mut cases: Vec<Vec<u8>> = vec![
@@ -145,6 +148,8 @@ mod tests {
             (0..70_000u32)
                 .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
                 .collect(),
+            // A repeat one byte beyond the window's reach, which a match must not refer to.
+            [&b"abc"[..], &[b'z'; 32_766], b"abc"].concat(),
         ];
         cases.extend(
             crate::experiments::ALL
@@ -159,7 +164,30 @@ mod tests {
                 "{} bytes",
                 data.len()
             );
+            // Nothing after the end of the block: a link cut by one character is refused, not read short.
+            assert!(
+                decompress_to_vec(&packed[..packed.len() - 1]).is_err(),
+                "{} bytes",
+                data.len()
+            );
         }
+        // A repeat from 20 KB back is found: the second copy of noise costs almost nothing.
+        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+        let noise: Vec<u8> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 56) as u8
+            })
+            .collect();
+        let twice = [&noise[..], &noise[..]].concat();
+        assert!(
+            compress(&twice).len() < compress(&noise).len() * 11 / 10,
+            "{} and {}",
+            compress(&twice).len(),
+            compress(&noise).len()
+        );
         // Matches reach back across the whole window, however far into the input: a run of one byte packs to
         // under 1 %.
         let run = vec![b'x'; 100_000];
@@ -168,6 +196,13 @@ mod tests {
             "{}",
             compress(&run).len()
         );
+        // The twelve experiments' links are no longer than they were when this was written (a ceiling that only
+        // falls: a change to the matching that makes them longer must say why here).
+        let total: usize = crate::experiments::ALL
+            .iter()
+            .map(|e| compress(e.text.as_bytes()).len())
+            .sum();
+        assert!(total <= CEILING, "{total} bytes");
         // A trace packs well: the experiments' JSON to under a third.
         let text = crate::experiments::ALL[8].text.as_bytes();
         assert!(
