@@ -257,6 +257,7 @@ both! {
             (format!("-- first\n{RULE}"), "ok".into()),
             (format!("/*/ UNION */ {RULE}"), "ok".into()),
             ("SELECT event_id, 'apply' /* it's a UNION */ FROM waiting".into(), "ok".into()),
+            ("SELECT event_id, 'apply' /* 1/2 UNION, 2*3 UNION */ FROM waiting".into(), "ok".into()),
             (format!("{RULE} /* never closed"), "ok".into()),
             ("SELECT event_id, 'apply -- UNION' FROM waiting".into(), "ok".into()),
             ("SELECT \"event_id\" AS \"a\"\"b\", 'apply' FROM waiting".into(), "ok".into()),
