@@ -1,9 +1,13 @@
 //! The real processes' command-line plumbing, in the core's own tests: the flags every command reads (a bad one
 //! is one line naming it), the fresh `--dir` that never writes over a reader's files, and the soak's generator.
-//! The runs themselves (workers, exits, SIGKILL) are the root package's tests/real.rs.
+//! The runs themselves (workers, exits, SIGKILL) are tests/real_runs.rs; the table `crash-real` holds them to is
+//! checked here against the simulated exits.
 #![cfg(unix)]
 
+use outbox_core::protocol::Boundary;
+use outbox_core::real::crash::{steps_to, Visible};
 use outbox_core::real::{Error, Flags, Rng};
+use outbox_core::trace::{ConsumerSetup, Session};
 
 fn flags(args: &[&str]) -> Result<Flags, String> {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -132,5 +136,18 @@ fn the_generator_is_splitmix64() {
     assert!(draws.iter().all(|&d| d < 6));
     for face in 0..6 {
         assert!(draws.contains(&face), "{face} never drawn");
+    }
+}
+
+/// The table `crash-real` holds the real files to is the one the page's simulated exits produce: the same
+/// steps, run on in-memory databases with a dropped connection for the exit, leave the same rows visible.
+#[test]
+fn section_8_table_agrees_with_the_simulated_exits() {
+    for b in Boundary::ALL {
+        let mut session = Session::new(ConsumerSetup::default()).unwrap();
+        let reports: Vec<_> = steps_to(b).iter().map(|s| session.step(s)).collect();
+        assert_eq!(reports.last().unwrap().boundary, Some(b));
+        let visible = Visible::of(&session.snapshot().unwrap());
+        assert_eq!(visible, Visible::expected_before(b), "{b}");
     }
 }

@@ -54,26 +54,7 @@ fn main() -> ExitCode {
 /// Real processes on real files: exit 0 when every check holds, 1 when one fails, 2 for bad arguments.
 #[cfg(unix)]
 fn real(command: &str, args: &[String]) -> ExitCode {
-    use outbox_core::real::{self, Error};
-    let outcome = match command {
-        "crash-real" => real::crash::main(args),
-        "race" => real::race::main(args),
-        "soak" => real::soak::main(args),
-        "power" => real::power::main(args),
-        _ => return real::worker::main(args),
-    };
-    match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(Error::Usage(message)) => {
-            eprintln!("experiments {command}: {message}");
-            ExitCode::from(2)
-        }
-        Err(Error::Run(message)) => {
-            eprintln!("experiments {command}: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    outbox_core::real::command(command, args)
 }
 
 #[cfg(not(unix))]

@@ -180,6 +180,32 @@ impl Drop for Children {
     }
 }
 
+/// Runs one real command (`crash-real`, `race`, `soak`, `power`, or `worker` for the binary's own children): exit 0
+/// when every check holds, 1 when one fails, 2 for bad arguments with one line on stderr. The CLI's and the core's
+/// test binary's alike, so that the core's own tests run the real processes.
+pub fn command(name: &str, args: &[String]) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let outcome = match name {
+        "crash-real" => crash::main(args),
+        "race" => race::main(args),
+        "soak" => soak::main(args),
+        "power" => power::main(args),
+        _ => return worker::main(args),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(Error::Usage(message)) => {
+            eprintln!("experiments {name}: {message}");
+            ExitCode::from(2)
+        }
+        Err(Error::Run(message)) => {
+            eprintln!("experiments {name}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// This binary, as a worker: `experiments worker ARGS…`.
 pub fn worker(args: &[&str]) -> Result<Command, Error> {
     let exe = std::env::current_exe()?;

@@ -1,0 +1,381 @@
+//! Real processes on real files, as a reader runs them: `crash-real`, `race` with a few rounds, a kill -9 `soak`,
+//! the power cuts, and the arguments they refuse. This binary is its own CLI (`real_runs soak --dir …`, through
+//! the same [`real::command`] as `experiments`) and its own workers, so the core's tests, and its mutation run,
+//! reach the real commands without building the root package. Unix only.
+//!
+//! `OUTBOX_REAL_RUNS=0` skips them (the mutation run, outside the `real` group); `OUTBOX_REAL_SECONDS=N` runs
+//! each timed command for N seconds instead of its usual few.
+
+#[cfg(not(unix))]
+fn main() {}
+
+#[cfg(unix)]
+fn main() -> std::process::ExitCode {
+    unix::main()
+}
+
+#[cfg(unix)]
+mod unix {
+    use outbox_core::protocol::Boundary;
+    use outbox_core::real;
+    use std::path::PathBuf;
+    use std::process::{Command, ExitCode};
+
+    const COMMANDS: [&str; 5] = ["crash-real", "race", "soak", "power", "worker"];
+
+    pub fn main() -> ExitCode {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if let Some(command) = args.first().filter(|a| COMMANDS.contains(&a.as_str())) {
+            return real::command(command, &args[1..]);
+        }
+        if std::env::var("OUTBOX_REAL_RUNS").as_deref() == Ok("0") {
+            println!("real_runs: skipped (OUTBOX_REAL_RUNS=0)");
+            return ExitCode::SUCCESS;
+        }
+        // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
+        let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        let tests: [(&str, fn()); 7] = [
+            (
+                "crash_real_exits_at_every_boundary_and_matches_section_8",
+                crash_real,
+            ),
+            ("race_six_real_processes_one_winner_every_round", race),
+            ("soak_of_kill_9_loses_nothing", soak),
+            ("soak_catches_the_unsafe_dual_write", soak_unsafe),
+            ("power_cuts_under_full_lose_nothing", power_full),
+            (
+                "power_cuts_under_normal_and_off_lose_what_a_worker_was_told",
+                power_lossy,
+            ),
+            (
+                "bad_arguments_exit_2_with_one_line_and_touch_nothing",
+                bad_arguments,
+            ),
+        ];
+        let mut failed = Vec::new();
+        let mut ran = 0;
+        for (name, test) in tests {
+            if !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
+                continue;
+            }
+            ran += 1;
+            if std::panic::catch_unwind(test).is_ok() {
+                println!("test {name} ... ok");
+            } else {
+                println!("test {name} ... FAILED");
+                failed.push(name);
+            }
+        }
+        let verdict = if failed.is_empty() { "ok" } else { "FAILED" };
+        println!(
+            "\ntest result: {verdict}. {} passed; {} failed",
+            ran - failed.len(),
+            failed.len()
+        );
+        if failed.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }
+    }
+
+    /// Runs this binary as the CLI: its exit code, stdout and stderr.
+    fn cli(args: &[&str]) -> (i32, String, String) {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(args)
+            .output()
+            .expect("the binary starts");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// A timed command's seconds: `usual`, or `OUTBOX_REAL_SECONDS`.
+    fn seconds(usual: u64) -> String {
+        std::env::var("OUTBOX_REAL_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(usual)
+            .to_string()
+    }
+
+    /// A directory that does not exist yet (the commands create it), removed when the test is done.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir = std::env::temp_dir()
+                .join(format!("outbox-real-runs-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            Scratch(dir)
+        }
+
+        fn path(&self) -> &str {
+            self.0.to_str().expect("a UTF-8 temp dir")
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn crash_real() {
+        let dir = Scratch::new("crash");
+        let (code, out, err) = cli(&["crash-real", "--dir", dir.path()]);
+        assert_eq!(code, 0, "{out}{err}");
+        for b in Boundary::ALL {
+            let row = out
+                .lines()
+                .find(|l| l.contains(&format!(" {} ", b.name())))
+                .unwrap_or_else(|| panic!("no row for {b}: {out}"));
+            assert!(row.starts_with("ok "), "{row}");
+            assert!(row.contains("exited with 73 at the boundary"), "{row}");
+        }
+        assert!(
+            out.contains("10 of 10 boundaries match PROTOCOL.md §8"),
+            "{out}"
+        );
+        // Each boundary's files are kept for the reader to open.
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 10);
+    }
+
+    fn race() {
+        let dir = Scratch::new("race");
+        let (code, out, err) = cli(&[
+            "race",
+            "--dir",
+            dir.path(),
+            "--processes",
+            "6",
+            "--rounds",
+            "3",
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+        let line = |name: &str| {
+            out.lines()
+                .find(|l| l.contains(name))
+                .unwrap_or_else(|| panic!("no line for {name}: {out}"))
+                .to_owned()
+        };
+        for name in [
+            "produce_same_event",
+            "produce_new_ids",
+            "receive_same_event",
+            "apply_same_flow",
+            "relay_same_row",
+        ] {
+            assert!(line(name).starts_with("ok "), "{out}");
+        }
+        assert!(line("produce_same_event").contains("committed ×3"), "{out}");
+        assert!(line("produce_new_ids").contains("committed ×3"), "{out}");
+        assert!(line("receive_same_event").contains("accepted ×3"), "{out}");
+        assert!(line("relay_same_row").contains("accepted ×3"), "{out}");
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0);
+    }
+
+    fn soak() {
+        let dir = Scratch::new("soak");
+        let seconds = seconds(10);
+        let args = [
+            "soak",
+            "--dir",
+            dir.path(),
+            "--seconds",
+            &seconds,
+            "--workers",
+            "4",
+            "--flows",
+            "300",
+            "--seed",
+            "42",
+        ];
+        let (code, out, err) = cli(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        let kills: u64 = out
+            .split(" killed with SIGKILL")
+            .next()
+            .and_then(|head| head.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no kill count: {out}"));
+        assert!(kills >= 1, "no kill in {seconds} s: {out}");
+        for check in [
+            "as the kills left it: holds",
+            "invariant: holds",
+            "nothing lost: holds",
+            "completion: holds",
+        ] {
+            assert!(out.contains(check), "{check}: {out}");
+        }
+        assert!(out.contains("(300 flows, 900 effects)"), "{out}");
+    }
+
+    fn soak_unsafe() {
+        let dir = Scratch::new("soak-unsafe");
+        let seconds = seconds(3);
+        let args = [
+            "soak",
+            "--dir",
+            dir.path(),
+            "--seconds",
+            &seconds,
+            "--flows",
+            "40",
+            "--seed",
+            "5",
+            "--producer",
+            "unsafe_dual_write",
+        ];
+        let (code, out, err) = cli(&args);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(
+            out.contains(
+                "workers exited by themselves between the state commit and the outbox write"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("nothing lost: VIOLATED"), "{out}");
+        assert!(out.contains("completion: VIOLATED"), "{out}");
+        assert!(
+            out.contains("but has") && out.contains("outbox rows"),
+            "{out}"
+        );
+        assert!(
+            out.contains("--seed 5 --producer unsafe_dual_write"),
+            "{out}"
+        );
+    }
+
+    fn cuts(out: &str) -> u64 {
+        out.split(" cuts in ")
+            .next()
+            .and_then(|head| head.rsplit('\n').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no cut count: {out}"))
+    }
+
+    fn power_full() {
+        let dir = Scratch::new("power-full");
+        let seconds = seconds(5);
+        let (code, out, err) = cli(&[
+            "power",
+            "--dir",
+            dir.path(),
+            "--seconds",
+            &seconds,
+            "--synchronous",
+            "full",
+            "--seed",
+            "42",
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(cuts(&out) >= 1, "{out}");
+        for check in [
+            "completion: holds",
+            "nothing lost: holds",
+            "synchronous=full",
+            "seed 42",
+        ] {
+            assert!(out.contains(check), "{check}: {out}");
+        }
+        assert!(!out.contains("LOST"), "{out}");
+    }
+
+    fn power_lossy() {
+        for mode in ["normal", "off"] {
+            let dir = Scratch::new(&format!("power-{mode}"));
+            let seconds = seconds(5);
+            let (code, out, err) = cli(&[
+                "power",
+                "--dir",
+                dir.path(),
+                "--seconds",
+                &seconds,
+                "--synchronous",
+                mode,
+                "--seed",
+                "42",
+            ]);
+            assert_eq!(code, 1, "{mode}: {out}{err}");
+            assert!(cuts(&out) >= 1, "{out}");
+            assert!(out.contains("nothing lost: VIOLATED"), "{mode}: {out}");
+            // An acknowledged event no inbox holds, or a step a worker was told had committed gone; under OFF
+            // also a file SQLite can no longer read (under NORMAL, WAL never corrupts: that would be the layer's bug).
+            let mut losses = vec![
+                "is marked accepted but the inbox does not hold it",
+                "`, and the files no longer hold it",
+            ];
+            if mode == "off" {
+                losses.push("the files cannot be opened");
+            }
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with("LOST ") && losses.iter().any(|loss| l.contains(loss))),
+                "{mode}: {out}"
+            );
+            // The history: what each file kept of its unsynced writes at that cut.
+            assert!(out.contains("producer.db-wal kept "), "{mode}: {out}");
+            assert!(
+                out.contains(&format!("--seed 42 --synchronous {mode}")),
+                "{mode}: {out}"
+            );
+        }
+    }
+
+    fn bad_arguments() {
+        let dir = Scratch::new("bad");
+        let d = dir.path();
+        for (args, says) in [
+            (
+                vec!["race", "--dir", d, "--processes", "1"],
+                "--processes must be a whole number from 2 to 64, got `1`",
+            ),
+            (
+                vec!["soak", "--dir", d, "--seconds", "ten"],
+                "--seconds must be a whole number",
+            ),
+            (
+                vec!["soak", "--dir", d, "--speed", "9"],
+                "unknown argument `--speed`",
+            ),
+            (
+                vec!["soak", "--dir", d, "--producer", "fast"],
+                "--producer must be `atomic` or `unsafe_dual_write`, got `fast`",
+            ),
+            (
+                vec!["power", "--dir", d, "--synchronous", "extra"],
+                "--synchronous must be one of `full`, `normal`, `off`, got `extra`",
+            ),
+            (
+                vec!["power", "--dir", d, "--tear", "maybe"],
+                "--tear must be `yes` or `no`, got `maybe`",
+            ),
+            (vec!["crash-real"], "--dir DIR is required"),
+            (
+                vec!["crash-real", "--dir", ""],
+                "--dir needs a directory name, got an empty one",
+            ),
+            (vec!["crash-real", "--dir"], "--dir needs a value"),
+        ] {
+            let (code, out, err) = cli(&args);
+            assert_eq!(code, 2, "{args:?}: {out}{err}");
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains(says), "{args:?}: {err}");
+            assert!(!dir.0.exists(), "{args:?} created {d}");
+        }
+        // A directory with a reader's file in it is never written to.
+        std::fs::create_dir_all(&dir.0).unwrap();
+        let file = dir.0.join("notes.txt");
+        std::fs::write(&file, "mine").unwrap();
+        for command in ["crash-real", "race", "soak", "power"] {
+            let (code, _, err) = cli(&[command, "--dir", d]);
+            assert_eq!(code, 2, "{command}");
+            assert!(err.contains("not an empty directory"), "{err}");
+        }
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    }
+}
