@@ -141,6 +141,45 @@ mod unix {
         );
         // Each boundary's files are kept for the reader to open.
         assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 10);
+
+        // The check fails where §8 does: the effect written outside the apply's transaction survives the exit
+        // after it, and the retry cannot apply past it.
+        let dir = Scratch::new("crash-outside");
+        let (code, out, err) = cli(&[
+            "crash-real",
+            "--dir",
+            dir.path(),
+            "--consumer",
+            "effect_outside_tx",
+        ]);
+        assert_eq!(code, 1, "{out}{err}");
+        let failed: Vec<&str> = out.lines().filter(|l| l.starts_with("FAILED")).collect();
+        assert_eq!(failed.len(), 1, "{out}");
+        assert!(
+            failed[0].contains(" 9 apply.after_effect ") && failed[0].contains("exited with 73"),
+            "{out}"
+        );
+        let row: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("FAILED"))
+            .take(6)
+            .collect();
+        assert_eq!(
+            row[1..],
+            [
+                "         before recovery: flow reserved seq 1, outbox accepted=1, inbox pending, projection -, effects 1",
+                "         expected (§8):   flow reserved seq 1, outbox accepted=1, inbox pending, projection -, effects 0",
+                "         recovery:        advance existing, relay idle, process_all sql_error",
+                "         after recovery:  flow reserved seq 1, outbox accepted=1, inbox pending, projection -, effects 1",
+                "         expected (§8):   flow reserved seq 1, outbox accepted=1, inbox applied, projection reserved last_seq=1 held=3, effects 1",
+            ],
+            "{out}"
+        );
+        assert!(out.contains("consumer effect_outside_tx:"), "{out}");
+        assert!(
+            out.contains("9 of 10 boundaries match PROTOCOL.md §8"),
+            "{out}"
+        );
     }
 
     fn race() {
@@ -353,6 +392,7 @@ mod unix {
                 vec!["power", "--dir", d, "--tear", "maybe"],
                 "--tear must be `yes` or `no`, got `maybe`",
             ),
+            (vec!["crash-real", "--dir", d, "--consumer", "rule"], "--consumer must be one of `strict`, `dedupe_only`, `greater_than`, `skip_blocked`, `effect_outside_tx`, got `rule`"),
             (vec!["crash-real"], "--dir DIR is required"),
             (
                 vec!["crash-real", "--dir", ""],

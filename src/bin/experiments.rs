@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: experiments --check [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
-     [--symmetry] [--json] [--save FILE] | rule NAME | crash-real --dir DIR | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
+     [--symmetry] [--json] [--save FILE] | rule NAME | crash-real --dir DIR [--consumer NAME] | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
      [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no]";
 

@@ -1,4 +1,4 @@
-//! `experiments crash-real --dir DIR`: the ten exits of PROTOCOL.md §8 as real processes on real files.
+//! `experiments crash-real --dir DIR [--consumer NAME]`: the ten exits of PROTOCOL.md §8 as real processes on real files.
 //!
 //! For each boundary, in a directory of its own: a child process runs the article's first step of flow A up to
 //! that boundary and `_exit(73)`s there with its transaction open. The parent checks the exit status, reopens
@@ -6,7 +6,7 @@
 //! checks what the article promises after it: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
 
 use super::{create_files, read_files, worker, Error, Flags, Run, EXIT_CODE};
-use crate::protocol::{Boundary, Snapshot};
+use crate::protocol::{Boundary, Ordering, Snapshot};
 use crate::trace::Step;
 use serde_json::Value;
 use std::fmt;
@@ -155,17 +155,36 @@ impl Row {
 }
 
 pub fn main(args: &[String]) -> Run {
-    let dir = Flags::parse(args, &["dir"])?.fresh_dir()?;
+    let flags = Flags::parse(args, &["dir", "consumer"])?;
+    // Any built-in consumer, so that a wrong turn is seen failing §8 (the rule's needs a rule file).
+    let consumer = match flags.text("consumer") {
+        None => Ordering::Strict,
+        Some(name) => Ordering::from_name(name)
+            .filter(|o| *o != Ordering::Rule)
+            .ok_or_else(|| {
+                let names: Vec<String> = Ordering::ALL
+                    .iter()
+                    .filter(|o| **o != Ordering::Rule)
+                    .map(|o| format!("`{}`", o.name()))
+                    .collect();
+                Error::Usage(format!(
+                    "--consumer must be one of {}, got `{name}`",
+                    names.join(", ")
+                ))
+            })?,
+    };
+    let dir = flags.fresh_dir()?;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
         "The ten exits of §8, each a real child process that calls _exit({EXIT_CODE}) with its transaction open,\n\
-         on two SQLite files (WAL, synchronous=FULL) in {}:",
-        dir.display()
+         on two SQLite files (WAL, synchronous=FULL) in {}, consumer {}:",
+        dir.display(),
+        consumer.name()
     );
     let mut matched = 0;
     for boundary in Boundary::ALL {
-        let row = run_boundary(&dir, boundary)?;
+        let row = run_boundary(&dir, boundary, consumer)?;
         let ok = row.ok();
         matched += usize::from(ok);
         let mark = if ok { "ok" } else { "FAILED" };
@@ -198,12 +217,16 @@ pub fn main(args: &[String]) -> Run {
     Ok(matched == Boundary::ALL.len())
 }
 
-fn run_boundary(root: &std::path::Path, boundary: Boundary) -> Result<Row, Error> {
+fn run_boundary(
+    root: &std::path::Path,
+    boundary: Boundary,
+    consumer: Ordering,
+) -> Result<Row, Error> {
     let dir = root.join(format!("{:02}-{}", boundary.number(), boundary.name()));
     create_files(&dir)?;
     let dir_text = dir.to_string_lossy().into_owned();
 
-    let crashed = worker(&["crash", &dir_text, boundary.name()])?
+    let crashed = worker(&["crash", &dir_text, boundary.name(), consumer.name()])?
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()?;
@@ -217,7 +240,7 @@ fn run_boundary(root: &std::path::Path, boundary: Boundary) -> Result<Row, Error
     };
     let before = Visible::of(&read_files(&dir)?);
 
-    let recovered = worker(&["recover", &dir_text])?
+    let recovered = worker(&["recover", &dir_text, consumer.name()])?
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()?;

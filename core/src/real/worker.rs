@@ -2,8 +2,8 @@
 //! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
 
 use super::{crash, race, soak, store, strict, Rng, EXIT_CODE};
-use crate::protocol::{Boundary, Outcome, KINDS};
-use crate::trace::{Session, Step, StepReport};
+use crate::protocol::{Boundary, Ordering, Outcome, KINDS};
+use crate::trace::{ConsumerSetup, Session, Step, StepReport};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -33,8 +33,8 @@ pub fn report_line(report: &StepReport) -> String {
 pub fn main(args: &[String]) -> ExitCode {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
-        ["crash", dir, boundary] => crash_job(Path::new(dir), boundary),
-        ["recover", dir] => recover_job(Path::new(dir)),
+        ["crash", dir, boundary, consumer] => crash_job(Path::new(dir), boundary, consumer),
+        ["recover", dir, consumer] => recover_job(Path::new(dir), consumer),
         ["race", dir, scenario, index] => race_job(Path::new(dir), scenario, index),
         ["soak", dir, flows, seed, log, seconds, producer] => {
             soak_job(Path::new(dir), flows, seed, log, seconds, producer)
@@ -60,9 +60,13 @@ pub fn main(args: &[String]) -> ExitCode {
 /// Opens the session, trying again a few times: under contention a fresh process can wait past the busy
 /// timeout just to open the files (the WAL's recovery after a kill holds a lock).
 fn open(dir: &Path) -> Result<Session, String> {
+    open_as(dir, strict())
+}
+
+fn open_as(dir: &Path, consumer: ConsumerSetup) -> Result<Session, String> {
     let mut tries = 0;
     loop {
-        match Session::open_files(strict(), dir, store()) {
+        match Session::open_files(consumer.clone(), dir, store()) {
             Ok(session) => return Ok(session),
             Err(e) if tries >= 3 => return Err(e),
             Err(_) => tries += 1,
@@ -81,11 +85,20 @@ fn run(session: &mut Session, step: &Step) -> StepReport {
     report
 }
 
+/// The consumer a crash or recovery job runs, by its name in TRACE.md.
+fn consumer(name: &str) -> Result<ConsumerSetup, String> {
+    let ordering = Ordering::from_name(name).ok_or_else(|| format!("unknown consumer `{name}`"))?;
+    Ok(ConsumerSetup {
+        ordering,
+        ..strict()
+    })
+}
+
 /// Runs the article's first step of flow A up to `boundary` and exits there (PROTOCOL.md §8).
-fn crash_job(dir: &Path, boundary: &str) -> Result<(), String> {
+fn crash_job(dir: &Path, boundary: &str, consumer_name: &str) -> Result<(), String> {
     let boundary =
         Boundary::from_name(boundary).ok_or_else(|| format!("unknown boundary `{boundary}`"))?;
-    let mut session = open(dir)?;
+    let mut session = open_as(dir, consumer(consumer_name)?)?;
     session.set_exit_hook(exit_here);
     for step in crash::steps_to(boundary) {
         run(&mut session, &step);
@@ -95,8 +108,8 @@ fn crash_job(dir: &Path, boundary: &str) -> Result<(), String> {
 }
 
 /// A fresh process recovers from what was committed: resubmit, resend until idle, process.
-fn recover_job(dir: &Path) -> Result<(), String> {
-    let mut session = open(dir)?;
+fn recover_job(dir: &Path, consumer_name: &str) -> Result<(), String> {
+    let mut session = open_as(dir, consumer(consumer_name)?)?;
     for step in crash::recovery() {
         run(&mut session, &step);
     }
