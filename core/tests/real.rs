@@ -119,6 +119,23 @@ fn the_dir_must_be_new_or_empty() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
+/// Whatever way a command leaves (an error, a panic), its workers go with it: dropped, `Children` kills and reaps
+/// each one, so no process is left behind.
+#[test]
+fn dropped_children_are_killed_and_reaped() {
+    let child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let proc = std::path::PathBuf::from(format!("/proc/{}", child.id()));
+    assert!(proc.exists());
+    drop(outbox_core::real::Children(vec![child]));
+    assert!(
+        !proc.exists(),
+        "the worker still runs, or is a zombie nobody reaped"
+    );
+}
+
 /// SplitMix64: a soak is replayed from its seed, so the sequence is the published one.
 #[test]
 fn the_generator_is_splitmix64() {

@@ -16,7 +16,6 @@ pub mod worker;
 
 use crate::protocol::db::Store;
 use crate::protocol::{ConsumerConfig, Snapshot, System};
-use crate::trace::ConsumerSetup;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -160,10 +159,6 @@ pub fn read_files(dir: &Path) -> Result<Snapshot, Error> {
     system
         .snapshot()
         .map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))
-}
-
-pub fn strict() -> ConsumerSetup {
-    ConsumerSetup::default()
 }
 
 /// Child processes that are killed (SIGKILL) and reaped when this is dropped: whatever way the parent leaves

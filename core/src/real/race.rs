@@ -262,7 +262,8 @@ fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outco
     create_files(dir)?;
     {
         let mut session =
-            Session::open_files(super::strict(), dir, super::store()).map_err(Error::Run)?;
+            Session::open_files(crate::trace::ConsumerSetup::default(), dir, super::store())
+                .map_err(Error::Run)?;
         for step in scenario.setup() {
             let report = session.step(&step);
             if ![Outcome::COMMITTED, Outcome::ACCEPTED].contains(&report.result) {

@@ -1,7 +1,7 @@
 //! The child side: `experiments worker JOB …`, started by `crash-real`, `race` and `soak`, never by a reader.
 //! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
 
-use super::{crash, race, soak, store, strict, Rng, EXIT_CODE};
+use super::{crash, race, soak, store, Rng, EXIT_CODE};
 use crate::protocol::{Boundary, Ordering, Outcome, KINDS};
 use crate::trace::{ConsumerSetup, Session, Step, StepReport};
 use serde_json::json;
@@ -60,7 +60,7 @@ pub fn main(args: &[String]) -> ExitCode {
 /// Opens the session, trying again a few times: under contention a fresh process can wait past the busy
 /// timeout just to open the files (the WAL's recovery after a kill holds a lock).
 fn open(dir: &Path) -> Result<Session, String> {
-    open_as(dir, strict())
+    open_as(dir, ConsumerSetup::default())
 }
 
 fn open_as(dir: &Path, consumer: ConsumerSetup) -> Result<Session, String> {
@@ -90,7 +90,7 @@ fn consumer(name: &str) -> Result<ConsumerSetup, String> {
     let ordering = Ordering::from_name(name).ok_or_else(|| format!("unknown consumer `{name}`"))?;
     Ok(ConsumerSetup {
         ordering,
-        ..strict()
+        ..ConsumerSetup::default()
     })
 }
 
@@ -205,7 +205,7 @@ fn power_job(
     let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
     let mut write = step_log(log)?;
     let store = super::power::store(synchronous);
-    let mut session = Session::open_files(strict(), dir, store)?;
+    let mut session = Session::open_files(ConsumerSetup::default(), dir, store)?;
     let mut seqs = soak::SeqReader::open_in(dir, store)?;
     let mut rng = Rng::new(seed);
     let parent = std::os::unix::process::parent_id();
