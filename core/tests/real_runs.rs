@@ -321,6 +321,16 @@ mod unix {
             assert!(out.contains(check), "{check}: {out}");
         }
         assert!(!out.contains("LOST"), "{out}");
+        // Each step a worker was told had committed was checked after its cut, and no cut's history is printed
+        // where nothing was lost.
+        let told: u64 = out
+            .split(" of them told the worker")
+            .next()
+            .and_then(|head| head.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no count of claims: {out}"));
+        assert!(told > 0, "{out}");
+        assert!(!out.lines().any(|l| l.starts_with("cut ")), "{out}");
     }
 
     fn power_lossy() {
