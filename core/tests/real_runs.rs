@@ -1,7 +1,7 @@
 //! Real processes on real files, as a reader runs them: `crash-real`, `race` with a few rounds, a kill -9 `soak`,
-//! the power cuts, and the arguments they refuse. This binary is its own CLI (`real_runs soak --dir …`, through
-//! the same [`real::command`] as `experiments`) and its own workers, so the core's tests, and its mutation run,
-//! reach the real commands without building the root package. Unix only.
+//! the power cuts, and the arguments they refuse. This binary is its own CLI (`real_runs soak --dir …` with
+//! `OUTBOX_REAL_RUNS_AS_CLI` set, through the same [`real::command`] as `experiments`) and its own workers, so the
+//! core's tests, and its mutation run, reach the real commands without building the root package. Unix only.
 //!
 //! `OUTBOX_REAL_RUNS=0` skips them (the mutation run, outside the `real` group); `OUTBOX_REAL_SECONDS=N` runs
 //! each timed command for N seconds instead of its usual few.
@@ -22,11 +22,15 @@ mod unix {
     use std::process::{Command, ExitCode};
 
     const COMMANDS: [&str; 5] = ["crash-real", "race", "soak", "power", "worker"];
+    const AS_CLI: &str = "OUTBOX_REAL_RUNS_AS_CLI";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
-        if let Some(command) = args.first().filter(|a| COMMANDS.contains(&a.as_str())) {
-            return real::command(command, &args[1..]);
+        // As the CLI (and its workers, which inherit the variable): not from a filter word that names a command.
+        if std::env::var_os(AS_CLI).is_some() {
+            if let Some(command) = args.first().filter(|a| COMMANDS.contains(&a.as_str())) {
+                return real::command(command, &args[1..]);
+            }
         }
         if std::env::var("OUTBOX_REAL_RUNS").as_deref() == Ok("0") {
             println!("real_runs: skipped (OUTBOX_REAL_RUNS=0)");
@@ -83,6 +87,7 @@ mod unix {
     fn cli(args: &[&str]) -> (i32, String, String) {
         let out = Command::new(std::env::current_exe().unwrap())
             .args(args)
+            .env(AS_CLI, "1")
             .output()
             .expect("the binary starts");
         (
@@ -209,6 +214,26 @@ mod unix {
         ] {
             assert!(line(name).starts_with("ok "), "{out}");
         }
+        for (name, title) in [
+            ("produce_same_event", "produce the same event A1: "),
+            ("produce_new_ids", "produce new ids at expected_seq=0: "),
+            ("receive_same_event", "receive the same event A1: "),
+            ("apply_same_flow", "apply flow A (A1, A2, A3 pending): "),
+            ("relay_same_row", "relay the unaccepted row A1: "),
+        ] {
+            assert!(line(name).contains(title), "{out}");
+        }
+        // Three events applied a round, whichever processes applied them: `done (applied N) ×M`.
+        let applied: usize = line("apply_same_flow")
+            .split("(applied ")
+            .skip(1)
+            .filter_map(|part| {
+                let (n, rest) = part.split_once(") ×")?;
+                let m: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                Some(n.parse::<usize>().ok()? * m.parse::<usize>().ok()?)
+            })
+            .sum();
+        assert_eq!(applied, 9, "{out}");
         assert!(line("produce_same_event").contains("committed ×3"), "{out}");
         assert!(line("produce_new_ids").contains("committed ×3"), "{out}");
         assert!(line("receive_same_event").contains("accepted ×3"), "{out}");
