@@ -259,13 +259,20 @@ mod unix {
         ];
         let (code, out, err) = cli(&args);
         assert_eq!(code, 0, "{out}{err}");
-        let kills: u64 = out
-            .split(" killed with SIGKILL")
-            .next()
-            .and_then(|head| head.rsplit(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("no kill count: {out}"));
+        let kills = number_before(&out, " killed with SIGKILL");
         assert!(kills >= 1, "no kill in {seconds} s: {out}");
+        // Every worker started is one of the four, or one started after a kill; each wrote its steps.
+        assert_eq!(number_before(&out, " workers; "), 4 + kills, "{out}");
+        assert!(number_before(&out, " steps by ") > 0, "{out}");
+        assert!(!out.contains("exited by themselves"), "{out}");
+        // None is left running once the soak has given its verdict.
+        let left: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(dir.path()))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
         for check in [
             "as the kills left it: holds",
             "invariant: holds",
@@ -295,12 +302,8 @@ mod unix {
         ];
         let (code, out, err) = cli(&args);
         assert_eq!(code, 1, "{out}{err}");
-        assert!(
-            out.contains(
-                "workers exited by themselves between the state commit and the outbox write"
-            ),
-            "{out}"
-        );
+        let phrase = " workers exited by themselves between the state commit and the outbox write";
+        assert!(number_before(&out, phrase) > 0, "{out}");
         assert!(out.contains("nothing lost: VIOLATED"), "{out}");
         assert!(out.contains("completion: VIOLATED"), "{out}");
         assert!(
@@ -313,12 +316,17 @@ mod unix {
         );
     }
 
-    fn cuts(out: &str) -> u64 {
-        out.split(" cuts in ")
+    /// The number printed just before `phrase`: `… 12 killed with SIGKILL …`.
+    fn number_before(out: &str, phrase: &str) -> u64 {
+        out.split(phrase)
             .next()
-            .and_then(|head| head.rsplit('\n').next())
+            .and_then(|head| head.rsplit([' ', '\n']).next())
             .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("no cut count: {out}"))
+            .unwrap_or_else(|| panic!("no number before {phrase:?}: {out}"))
+    }
+
+    fn cuts(out: &str) -> u64 {
+        number_before(out, " cuts in ")
     }
 
     fn power_full() {
@@ -348,13 +356,7 @@ mod unix {
         assert!(!out.contains("LOST"), "{out}");
         // Each step a worker was told had committed was checked after its cut, and no cut's history is printed
         // where nothing was lost.
-        let told: u64 = out
-            .split(" of them told the worker")
-            .next()
-            .and_then(|head| head.rsplit(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("no count of claims: {out}"));
-        assert!(told > 0, "{out}");
+        assert!(number_before(&out, " of them told the worker") > 0, "{out}");
         assert!(!out.lines().any(|l| l.starts_with("cut ")), "{out}");
     }
 
