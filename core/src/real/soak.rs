@@ -428,3 +428,26 @@ pub(super) fn check_completion(s: &Snapshot, flows: u64, problems: &mut Vec<Stri
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The run's summary line counts from the workers' logs: finished steps, `busy` answers, and the workers
+    /// that died inside a step (a step line with no result after it).
+    #[test]
+    fn the_logs_say_how_many_steps_finished_and_how_many_kills_landed_inside_one() {
+        let dir = std::env::temp_dir().join(format!("outbox-soak-logs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let step = r#"{"n":0,"step":{"op":"relay"}}"#;
+        let finished = format!("{step}\n{{\"n\":0,\"result\":\"committed\"}}\n{step}\n{{\"n\":1,\"result\":\"busy\"}}\n{{\"n\":2,\"st");
+        std::fs::write(dir.join("worker-00000.jsonl"), finished).unwrap();
+        std::fs::write(
+            dir.join("worker-00001.jsonl"),
+            format!("{step}\n{{\"n\":0,\"result\":\"accepted\"}}\n{step}\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("worker-00001.stderr"), format!("{step}\n")).unwrap();
+        let counted = super::count_steps(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(counted.unwrap(), (3, 1, 1));
+    }
+}
