@@ -360,7 +360,7 @@ fn history(out: &mut impl Write, cut: u64, kept: &[unsynced::Kept], lost: &[&(us
 /// The checks a cut is held to, each shown catching what it names (a real run's losses depend on its timing).
 #[cfg(test)]
 mod tests {
-    use super::{holds, read_claims, regressions, Claim};
+    use super::{holds, read_claims, regressions, unreadable, Claim};
     use crate::protocol::Snapshot;
     use crate::trace::{ConsumerSetup, Session, Step};
     use serde_json::json;
@@ -480,5 +480,23 @@ mod tests {
             Step::advance("A", "A2", 1, "confirmed", 1),
         ]);
         assert!(check(&applied, &further).is_empty());
+    }
+
+    #[test]
+    fn a_file_sqlite_cannot_read_is_named() {
+        let dir =
+            std::env::temp_dir().join(format!("outbox-power-unreadable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::real::create_files(&dir).unwrap();
+        let fine = unreadable(&dir);
+        std::fs::write(
+            dir.join(crate::protocol::system::CONSUMER_FILE),
+            vec![0x5a; 8192],
+        )
+        .unwrap();
+        let torn = unreadable(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(fine, "both pass quick_check");
+        assert_eq!(torn, "consumer.db fails quick_check");
     }
 }
