@@ -53,3 +53,43 @@ fn a_cut_keeps_the_synced_bytes_and_a_prefix_of_the_writes_after_them() {
     assert_eq!(torn, Some(want));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A record of the right length whose checksum does not match (a log block the kill left zeroed, or a byte
+/// that changed) is not a write: the log ends before it. A file with no log, or no file at all, loses nothing.
+#[test]
+fn a_record_that_fails_its_checksum_ends_the_log_and_a_file_without_one_keeps_everything() {
+    let dir = std::env::temp_dir().join(format!("outbox-unsynced-sum-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("f.db");
+    let mut flipped = encode(4, 2, 2, b"\0A", false);
+    *flipped.last_mut().unwrap() ^= 1;
+    for tail in [vec![0u8; 40], flipped] {
+        std::fs::write(&path, b"AABB").unwrap();
+        let mut log = encode(4, 2, 2, b"AA", false);
+        log.extend(&tail);
+        std::fs::write(log_path(&path), log).unwrap();
+        assert_eq!(read_log(&log_path(&path)).unwrap().len(), 1, "{tail:?}");
+    }
+    std::fs::remove_file(log_path(&path)).unwrap();
+    // A file gone with its log left (SQLite deletes a WAL as the last connection closes) stays gone.
+    let (absent, deleted) = (dir.join("absent.db"), dir.join("deleted.db-wal"));
+    std::fs::write(log_path(&deleted), encode(0, 0, 4, b"", false)).unwrap();
+    let kept = power_cut(&[path.clone(), absent, deleted], &mut Rng::new(1), true).unwrap();
+    assert_eq!(
+        kept.iter().map(|k| k.unsynced).collect::<Vec<_>>(),
+        [0, 0, 1]
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"AABB");
+    assert!(!dir.join("absent.db").exists() && !dir.join("deleted.db-wal").exists());
+
+    // A torn write that grew the file keeps the sectors that reached the disk, and no more length.
+    let grown = dir.join("g.db");
+    let torn = (0..40).find_map(|seed| {
+        std::fs::write(&grown, [[b'A'; 512], [b'B'; 512], [b'B'; 512]].concat()).unwrap();
+        std::fs::write(log_path(&grown), encode(512, 512, 1024, &[], false)).unwrap();
+        let kept = power_cut(std::slice::from_ref(&grown), &mut Rng::new(seed), true).unwrap();
+        kept[0].torn.then(|| std::fs::read(&grown).unwrap())
+    });
+    assert_eq!(torn, Some([[b'A'; 512], [b'B'; 512]].concat()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
