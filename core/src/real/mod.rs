@@ -230,3 +230,13 @@ impl Rng {
         self.next_u64() % n.max(1)
     }
 }
+
+/// The tables after `steps` on in-memory databases: what a check of a real run is shown failing against.
+#[cfg(test)]
+fn after(setup: crate::trace::ConsumerSetup, steps: &[crate::trace::Step]) -> Snapshot {
+    let mut session = crate::trace::Session::new(setup).unwrap();
+    for step in steps {
+        session.step(step);
+    }
+    session.snapshot().unwrap()
+}
