@@ -15,7 +15,12 @@ fn main() -> std::process::ExitCode {
 }
 
 #[cfg(unix)]
+#[path = "real_runs/broken.rs"]
+mod broken;
+
+#[cfg(unix)]
 mod unix {
+    use crate::broken;
     use outbox_core::protocol::Boundary;
     use outbox_core::real;
     use std::path::PathBuf;
@@ -29,6 +34,11 @@ mod unix {
         // As the CLI (and its workers, which inherit the variable): not from a filter word that names a command.
         if std::env::var_os(AS_CLI).is_some() {
             if let Some(command) = args.first().filter(|a| COMMANDS.contains(&a.as_str())) {
+                if command == "worker" {
+                    if let Some(exit) = broken::worker(&args[1..]) {
+                        return exit;
+                    }
+                }
                 return real::command(command, &args[1..]);
             }
         }
@@ -38,7 +48,7 @@ mod unix {
         }
         // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
         let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let tests: [(&str, fn()); 7] = [
+        let tests: [(&str, fn()); 10] = [
             (
                 "crash_real_exits_at_every_boundary_and_matches_section_8",
                 crash_real,
@@ -55,6 +65,12 @@ mod unix {
                 "bad_arguments_exit_2_with_one_line_and_touch_nothing",
                 bad_arguments,
             ),
+            (
+                "crash_real_fails_a_worker_that_misses_its_boundary",
+                broken::crash_real,
+            ),
+            ("race_fails_workers_that_all_claim_the_win", broken::race),
+            ("soak_fails_a_worker_that_ends_by_itself", broken::soak),
         ];
         let mut failed = Vec::new();
         let mut ran = 0;
@@ -85,9 +101,15 @@ mod unix {
 
     /// Runs this binary as the CLI: its exit code, stdout and stderr.
     fn cli(args: &[&str]) -> (i32, String, String) {
+        cli_with(args, &[])
+    }
+
+    /// As [`cli`], with more environment variables (which its workers inherit).
+    pub(crate) fn cli_with(args: &[&str], vars: &[(&str, &str)]) -> (i32, String, String) {
         let out = Command::new(std::env::current_exe().unwrap())
             .args(args)
             .env(AS_CLI, "1")
+            .envs(vars.iter().copied())
             .output()
             .expect("the binary starts");
         (
@@ -98,7 +120,7 @@ mod unix {
     }
 
     /// A timed command's seconds: `usual`, or `OUTBOX_REAL_SECONDS`.
-    fn seconds(usual: u64) -> String {
+    pub(crate) fn seconds(usual: u64) -> String {
         std::env::var("OUTBOX_REAL_SECONDS")
             .ok()
             .and_then(|s| s.parse().ok())
@@ -107,17 +129,17 @@ mod unix {
     }
 
     /// A directory that does not exist yet (the commands create it), removed when the test is done.
-    struct Scratch(PathBuf);
+    pub(crate) struct Scratch(pub(crate) PathBuf);
 
     impl Scratch {
-        fn new(name: &str) -> Scratch {
+        pub(crate) fn new(name: &str) -> Scratch {
             let dir = std::env::temp_dir()
                 .join(format!("outbox-real-runs-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             Scratch(dir)
         }
 
-        fn path(&self) -> &str {
+        pub(crate) fn path(&self) -> &str {
             self.0.to_str().expect("a UTF-8 temp dir")
         }
     }

@@ -61,6 +61,20 @@ fn a_race_that_left_the_wrong_records_fails() {
         Scenario::NewIds.check(&answers(&one), &two),
         ["2 outbox rows and flow [(2, \"confirmed\")]: not one transition"]
     );
+    // Each half alone fails: a state change without its outbox row (the unsafe dual write's loss), and one
+    // outbox row under a flow that moved twice.
+    let mut lost = after(ConsumerSetup::default(), &[advance("A1", 0, "reserved")]);
+    lost.producer.outbox.clear();
+    assert_eq!(
+        Scenario::SameEvent.check(&answers(&one), &lost),
+        ["0 outbox rows and flow [(1, \"reserved\")]: not one transition"]
+    );
+    let mut moved = after(ConsumerSetup::default(), &[advance("A1", 0, "reserved")]);
+    moved.producer.flow[0].seq = 2;
+    assert_eq!(
+        Scenario::NewIds.check(&answers(&one), &moved),
+        ["1 outbox rows and flow [(2, \"reserved\")]: not one transition"]
+    );
     let accepted = [("accepted", 0, None)];
     assert_eq!(
         Scenario::Receive.check(&answers(&accepted), &after(ConsumerSetup::default(), &[])),

@@ -97,3 +97,35 @@ fn the_final_recovery_is_summed_by_step_and_answer() {
         "process_all done ×2, relay accepted ×2, 5 events applied"
     );
 }
+
+/// The unsafe producer writes about one transition in ten the unsafe way (its worker then exits), so that
+/// between exits a worker runs long enough to mix in every other step; the atomic producer never does.
+#[test]
+fn the_unsafe_producer_writes_one_transition_in_ten_the_unsafe_way() {
+    use crate::protocol::WriteMode;
+    let dir = std::env::temp_dir().join(format!("outbox-soak-mix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::real::create_files(&dir).unwrap();
+    let mut seqs = super::SeqReader::open(&dir).unwrap();
+    let mut count = |producer: WriteMode| {
+        let mut rng = crate::real::Rng::new(7);
+        let (mut unsafe_writes, mut produced) = (0, 0);
+        for _ in 0..3000 {
+            match super::random_step(&mut rng, 4, &mut seqs, producer) {
+                Step::UnsafeDualWrite(_) => {
+                    (unsafe_writes, produced) = (unsafe_writes + 1, produced + 1)
+                }
+                Step::Advance(_) => produced += 1,
+                _ => {}
+            }
+        }
+        (unsafe_writes, produced)
+    };
+    let (unsafe_writes, produced) = count(WriteMode::UnsafeDualWrite);
+    assert!(
+        (produced / 20..produced / 5).contains(&unsafe_writes),
+        "{unsafe_writes} of {produced}"
+    );
+    assert_eq!(count(WriteMode::Atomic).0, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

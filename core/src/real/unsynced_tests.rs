@@ -93,3 +93,29 @@ fn a_record_that_fails_its_checksum_ends_the_log_and_a_file_without_one_keeps_ev
     assert_eq!(torn, Some([[b'A'; 512], [b'B'; 512]].concat()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A truncation is never torn (no file system leaves part of one): cut to nothing, the file comes back whole or
+/// stays empty, under any seed.
+#[test]
+fn a_truncation_is_kept_whole_or_undone_whole() {
+    let dir = std::env::temp_dir().join(format!("outbox-unsynced-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("w.db-wal");
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..40 {
+        std::fs::write(&path, b"").unwrap();
+        std::fs::write(log_path(&path), encode(1024, 0, 1024, &[b'A'; 1024], true)).unwrap();
+        let kept = power_cut(std::slice::from_ref(&path), &mut Rng::new(seed), true).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(!kept[0].torn, "seed {seed}");
+        assert_eq!(bytes.len(), [1024, 0][kept[0].kept], "seed {seed}");
+        assert!(bytes.iter().all(|b| *b == b'A'), "seed {seed}");
+        seen.insert(kept[0].kept);
+    }
+    assert_eq!(
+        seen.len(),
+        2,
+        "some seed keeps the truncation and some undoes it"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,136 @@
+//! Workers that go wrong on purpose, so that each real command's own check is seen failing: no real worker can be
+//! made to go wrong on demand. `OUTBOX_REAL_RUNS_BROKEN=JOB`, set by a test and inherited by the command's workers,
+//! names the worker job (`crash`, `race`, `soak`) this binary then fakes instead of running.
+
+use outbox_core::protocol::Boundary;
+use std::io::Read;
+use std::process::ExitCode;
+
+pub const BROKEN: &str = "OUTBOX_REAL_RUNS_BROKEN";
+
+/// The faked job's exit for `worker JOB ARGS…`, or `None` to let the real worker run.
+pub fn worker(args: &[String]) -> Option<ExitCode> {
+    let job = args.first()?;
+    if std::env::var(BROKEN).ok()? != *job {
+        return None;
+    }
+    match job.as_str() {
+        // Writes nothing and exits 0: a worker that never reached its boundary.
+        "crash" => Some(ExitCode::SUCCESS),
+        // Gets ready and waits for the start like a real one, then claims to have won without writing anything.
+        "race" => {
+            println!("ready");
+            let _ = std::io::stdin().read_to_end(&mut Vec::new());
+            println!(r#"{{"op":"advance","result":"committed"}}"#);
+            Some(ExitCode::SUCCESS)
+        }
+        // Exits with the unsafe dual write's code, 73, though the soak runs the atomic producer.
+        "soak" => Some(ExitCode::from(73)),
+        _ => None,
+    }
+}
+
+/// The command `args` with its workers broken as `job`: its exit code, stdout and stderr.
+fn run_broken(job: &str, args: &[&str]) -> (i32, String, String) {
+    crate::unix::cli_with(args, &[(BROKEN, job)])
+}
+
+/// A worker that exits 0 before its boundary fails its row, though files with nothing committed look right
+/// before recovery at the boundaries ahead of the first commit, and recovery completes the flow at every one.
+pub fn crash_real() {
+    let dir = crate::unix::Scratch::new("crash-broken");
+    let (code, out, err) = run_broken("crash", &["crash-real", "--dir", dir.path()]);
+    assert_eq!(code, 1, "{out}{err}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAILED") || l.starts_with("ok"))
+        .collect();
+    assert_eq!(rows.len(), 10, "{out}");
+    for row in rows {
+        assert!(
+            row.starts_with("FAILED")
+                && row.ends_with("the child exited with 0, not 73: the boundary was not reached"),
+            "{row}"
+        );
+    }
+    // The first two exit before the producer commits: the files look as §8 expects before and after recovery
+    // (no `expected` line under them), and still the row fails.
+    for boundary in &Boundary::ALL[..2] {
+        let row: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.contains(&format!(" {boundary} ")))
+            .take(4)
+            .collect();
+        assert!(
+            row.len() == 4
+                && row[1].starts_with("         before recovery: ")
+                && row[2].starts_with("         recovery: ")
+                && row[3].starts_with("         after recovery: "),
+            "{boundary}: {out}"
+        );
+    }
+    assert!(
+        out.contains("0 of 10 boundaries match PROTOCOL.md §8"),
+        "{out}"
+    );
+}
+
+/// Workers that all claim the win, writing nothing, fail every race, and each failed round is kept to open.
+pub fn race() {
+    let dir = crate::unix::Scratch::new("race-broken");
+    let (code, out, err) = run_broken(
+        "race",
+        &[
+            "race",
+            "--dir",
+            dir.path(),
+            "--processes",
+            "2",
+            "--rounds",
+            "1",
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let line = |name: &str| out.lines().find(|l| l.contains(name)).unwrap_or_default();
+    for name in [
+        "produce_same_event",
+        "produce_new_ids",
+        "receive_same_event",
+        "apply_same_flow",
+        "relay_same_row",
+    ] {
+        assert!(line(name).starts_with("FAILED "), "{name}: {out}");
+        assert!(
+            dir.0.join(name).join("round-0001").is_dir(),
+            "{name}: {out}"
+        );
+    }
+    assert!(
+        out.contains("2 processes got `committed`, not exactly one")
+            && out.contains("0 outbox rows and flow []: not one transition"),
+        "{out}"
+    );
+    assert!(out.contains("a process answered `committed`"), "{out}");
+}
+
+/// A worker that ends by itself under the atomic producer, even with the unsafe dual write's exit code, is a
+/// failure of the soak, not one of the unsafe producer's exits.
+pub fn soak() {
+    let dir = crate::unix::Scratch::new("soak-broken");
+    let seconds = crate::unix::seconds(2);
+    let (code, out, err) = run_broken(
+        "soak",
+        &[
+            "soak",
+            "--dir",
+            dir.path(),
+            "--seconds",
+            &seconds,
+            "--flows",
+            "5",
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("ended by itself: exit status: 73"), "{out}");
+    assert!(!out.contains("exited by themselves"), "{out}");
+}
