@@ -28,6 +28,14 @@ mod unix {
 
     const COMMANDS: [&str; 5] = ["crash-real", "race", "soak", "power", "worker"];
     const AS_CLI: &str = "OUTBOX_REAL_RUNS_AS_CLI";
+    /// The race's scenarios, as its lines name them.
+    pub(crate) const SCENARIOS: [&str; 5] = [
+        "produce_same_event",
+        "produce_new_ids",
+        "receive_same_event",
+        "apply_same_flow",
+        "relay_same_row",
+    ];
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -227,13 +235,7 @@ mod unix {
                 .unwrap_or_else(|| panic!("no line for {name}: {out}"))
                 .to_owned()
         };
-        for name in [
-            "produce_same_event",
-            "produce_new_ids",
-            "receive_same_event",
-            "apply_same_flow",
-            "relay_same_row",
-        ] {
+        for name in SCENARIOS {
             assert!(line(name).starts_with("ok "), "{out}");
         }
         for (name, title) in [

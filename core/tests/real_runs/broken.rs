@@ -92,13 +92,7 @@ pub fn race() {
     );
     assert_eq!(code, 1, "{out}{err}");
     let line = |name: &str| out.lines().find(|l| l.contains(name)).unwrap_or_default();
-    for name in [
-        "produce_same_event",
-        "produce_new_ids",
-        "receive_same_event",
-        "apply_same_flow",
-        "relay_same_row",
-    ] {
+    for name in crate::unix::SCENARIOS {
         assert!(line(name).starts_with("FAILED "), "{name}: {out}");
         assert!(
             dir.0.join(name).join("round-0001").is_dir(),
