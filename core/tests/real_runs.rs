@@ -56,7 +56,7 @@ mod unix {
         }
         // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
         let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let tests: [(&str, fn()); 10] = [
+        let tests: [(&str, fn()); 11] = [
             (
                 "crash_real_exits_at_every_boundary_and_matches_section_8",
                 crash_real,
@@ -79,6 +79,10 @@ mod unix {
             ),
             ("race_fails_workers_that_all_claim_the_win", broken::race),
             ("soak_fails_a_worker_that_ends_by_itself", broken::soak),
+            (
+                "a_worker_started_wrongly_says_why_and_exits",
+                broken::worker_arguments,
+            ),
         ];
         let mut failed = Vec::new();
         let mut ran = 0;

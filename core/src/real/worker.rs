@@ -1,4 +1,4 @@
-//! The child side: `experiments worker JOB …`, started by `crash-real`, `race` and `soak`, never by a reader.
+//! The child side: `experiments worker JOB …`, started by `crash-real`, `race`, `soak` and `power`, not by hand.
 //! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
 
 use super::{crash, race, soak, store, Rng, EXIT_CODE};
@@ -44,7 +44,7 @@ pub fn main(args: &[String]) -> ExitCode {
             power_job(Path::new(dir), flows, seed, log, seconds, synchronous)
         }
         _ => {
-            eprintln!("experiments worker: crash|recover|race|soak|finish …, started by crash-real, race and soak");
+            eprintln!("experiments worker: crash|recover|race|soak|finish|power …, started by crash-real, race, soak and power");
             return ExitCode::from(2);
         }
     };

@@ -128,3 +128,67 @@ pub fn soak() {
     assert!(out.contains("ended by itself: exit status: 73"), "{out}");
     assert!(!out.contains("exited by themselves"), "{out}");
 }
+
+/// A worker started wrongly (by hand: the commands never do) names what is wrong in one line and exits 1, at
+/// once: files that are not there are tried a few times, not forever.
+pub fn worker_arguments() {
+    let missing = "/nonexistent/outbox-real-runs";
+    let log = std::env::temp_dir().join(format!("outbox-real-runs-{}-log", std::process::id()));
+    let log = log.to_str().expect("a UTF-8 temp dir");
+    let opened = format!("{missing}/producer.db: no such database file");
+    for (args, says) in [
+        (vec!["recover", missing, "strict"], opened.as_str()),
+        (
+            vec!["crash", missing, "producer.after_state", "strict"],
+            &opened,
+        ),
+        (vec!["race", missing, "produce_same_event", "0"], &opened),
+        (vec!["finish", missing, "3"], &opened),
+        (vec!["soak", missing, "3", "1", log, "5", "atomic"], &opened),
+        (vec!["power", missing, "3", "1", log, "5", "full"], &opened),
+        (
+            vec!["crash", missing, "x", "strict"],
+            "unknown boundary `x`",
+        ),
+        (vec!["recover", missing, "nope"], "unknown consumer `nope`"),
+        (
+            vec!["race", missing, "nope", "0"],
+            "unknown scenario `nope`",
+        ),
+        (
+            vec!["finish", missing, "many"],
+            "flows must be a whole number, got `many`",
+        ),
+        (
+            vec!["soak", missing, "3", "1", log, "5", "fast"],
+            "unknown producer `fast`",
+        ),
+        (
+            vec!["power", missing, "3", "1", log, "5", "extra"],
+            "unknown synchronous `extra`",
+        ),
+    ] {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .arg("worker")
+            .args(&args)
+            .env("OUTBOX_REAL_RUNS_AS_CLI", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?}: still running after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err, format!("worker: {says}\n"), "{args:?}");
+    }
+    let _ = std::fs::remove_file(log);
+}
