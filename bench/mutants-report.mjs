@@ -2,6 +2,8 @@
 // outbox-core: a mutant the core's tests missed and the root package's caught counts as caught, and a missed one
 // listed in mutants-equivalent.txt counts as equivalent. Prints a Markdown table for BENCHMARKS.md, then the
 // mutants still missed. `node bench/mutants-report.mjs [DIR]`.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -31,6 +33,20 @@ const commitOf = (r) => {
   return (fs.existsSync(mark) && fs.readFileSync(mark, 'utf8').trim().slice(0, 10)) || 'commit unrecorded';
 };
 const unfinished = all.filter((r) => !runs.includes(r));
+// What a run mutated: core/src at its commit, without the unit-test files beside the modules (`*_tests.rs`,
+// which hold no mutant), so that runs of one source with more tests at later commits are seen as one source.
+const sourceOf = (r) => {
+  const mark = path.join(dir, r, 'core.done');
+  try {
+    const commit = fs.readFileSync(mark, 'utf8').trim();
+    const files = execFileSync('git', ['ls-tree', '-r', commit, 'core/src'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l && !l.endsWith('_tests.rs'));
+    return crypto.createHash('sha1').update(files.join('\n')).digest('hex').slice(0, 10);
+  } catch {
+    return null;
+  }
+};
 const rank = { caught: 3, timeout: 2, unviable: 1, missed: 0 };
 for (const run of runs) {
   const whole = wholeFiles(run);
@@ -109,6 +125,12 @@ console.log(`${outcome.size} mutants of outbox-core from ${runs.length} run(s) o
 ${rows.join('\n')}
 | **all** | ${total.caught} | ${total.missed} | ${total.equivalent} | ${total.unviable} | ${total.timeout} | ${score(total)} |
 `);
+const sources = new Set(runs.map(sourceOf));
+console.log(
+  sources.size === 1 && !sources.has(null)
+    ? `Every run mutated the same source (core/src without its \`*_tests.rs\`, ${[...sources][0]}).\n`
+    : `The runs mutated ${sources.size} different sources (core/src without its \`*_tests.rs\`): ${runs.map((r) => `${r} ${sourceOf(r) ?? 'unknown'}`).join(', ')}.\n`,
+);
 if (unused.size) console.log(`Listed in mutants-equivalent.txt but not missed in these runs:\n${[...unused].map((n) => `- ${n}`).join('\n')}\n`);
 if (gone.length) console.log(`Missed by a first phase, then removed or moved before the recheck (not counted) (${gone.length}):\n${gone.map((n) => `- ${n}`).join('\n')}\n`);
 const missed = [...outcome].filter(([, kind]) => kind === 'missed').map(([name]) => name).sort();

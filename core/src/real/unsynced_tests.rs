@@ -119,3 +119,17 @@ fn a_truncation_is_kept_whole_or_undone_whole() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A log that is there but cannot be read is an error, not an empty log: the cut would otherwise keep every
+/// unsynced write and claim that nothing was lost.
+#[test]
+fn a_log_that_cannot_be_read_fails_the_cut() {
+    let dir = std::env::temp_dir().join(format!("outbox-unsynced-unreadable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file where a directory should be: opening anything under it fails, and not with "not found".
+    let blocker = dir.join("not-a-dir");
+    std::fs::write(&blocker, b"").unwrap();
+    let error = power_cut(&[blocker.join("f.db")], &mut Rng::new(1), false).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::NotADirectory);
+    let _ = std::fs::remove_dir_all(&dir);
+}
