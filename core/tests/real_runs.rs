@@ -15,12 +15,12 @@ fn main() -> std::process::ExitCode {
 }
 
 #[cfg(unix)]
-#[path = "real_runs/broken.rs"]
-mod broken;
+#[path = "real_runs/workers.rs"]
+mod workers;
 
 #[cfg(unix)]
 mod unix {
-    use crate::broken;
+    use crate::workers;
     use outbox_core::protocol::Boundary;
     use outbox_core::real;
     use std::path::PathBuf;
@@ -43,7 +43,7 @@ mod unix {
         if std::env::var_os(AS_CLI).is_some() {
             if let Some(command) = args.first().filter(|a| COMMANDS.contains(&a.as_str())) {
                 if command == "worker" {
-                    if let Some(exit) = broken::worker(&args[1..]) {
+                    if let Some(exit) = workers::worker(&args[1..]) {
                         return exit;
                     }
                 }
@@ -56,7 +56,7 @@ mod unix {
         }
         // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
         let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let tests: [(&str, fn()); 11] = [
+        let tests: [(&str, fn()); 13] = [
             (
                 "crash_real_exits_at_every_boundary_and_matches_section_8",
                 crash_real,
@@ -75,14 +75,19 @@ mod unix {
             ),
             (
                 "crash_real_fails_a_worker_that_misses_its_boundary",
-                broken::crash_real,
+                workers::crash_real,
             ),
-            ("race_fails_workers_that_all_claim_the_win", broken::race),
-            ("soak_fails_a_worker_that_ends_by_itself", broken::soak),
+            ("race_fails_workers_that_all_claim_the_win", workers::race),
+            ("soak_fails_a_worker_that_ends_by_itself", workers::soak),
             (
                 "a_worker_started_wrongly_says_why_and_exits",
-                broken::worker_arguments,
+                workers::worker_arguments,
             ),
+            (
+                "power_stops_at_a_worker_that_ends_by_itself",
+                workers::power,
+            ),
+            ("a_worker_whose_parent_is_gone_stops", workers::orphans),
         ];
         let mut failed = Vec::new();
         let mut ran = 0;

@@ -12,7 +12,7 @@ use crate::protocol::db::Store;
 use crate::protocol::system::{CONSUMER_FILE, PRODUCER_FILE};
 use crate::protocol::{Outcome, Snapshot, Synchronous};
 use serde_json::Value;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -197,7 +197,7 @@ fn run_round(
             .process_group(group)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         let child = command.spawn()?;
         if group == 0 {
             group = child.id() as i32;
@@ -210,8 +210,25 @@ fn run_round(
     unsafe {
         libc::kill(-group, libc::SIGKILL);
     }
-    for child in &mut children.0 {
-        child.wait()?;
+    // Every worker runs until the cut: one that ended before it (an error, a panic) leaves the run unable to say
+    // what the cut took.
+    for ((w, log), child) in logs.iter().zip(&mut children.0) {
+        let status = child.wait()?;
+        if std::os::unix::process::ExitStatusExt::signal(&status) != Some(libc::SIGKILL) {
+            let mut said = String::new();
+            if let Some(mut err) = child.stderr.take() {
+                let _ = err.read_to_string(&mut said);
+            }
+            return Err(Error::Run(format!(
+                "cut {}: worker {w} ended by itself before the cut ({status}{}); its log is {}",
+                round + 1,
+                said.lines()
+                    .next()
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default(),
+                log.display()
+            )));
+        }
     }
     Ok(logs)
 }

@@ -124,7 +124,8 @@ fn a_truncation_is_kept_whole_or_undone_whole() {
 /// unsynced write and claim that nothing was lost.
 #[test]
 fn a_log_that_cannot_be_read_fails_the_cut() {
-    let dir = std::env::temp_dir().join(format!("outbox-unsynced-unreadable-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("outbox-unsynced-unreadable-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // A file where a directory should be: opening anything under it fails, and not with "not found".
     let blocker = dir.join("not-a-dir");

@@ -1,6 +1,7 @@
-//! Workers that go wrong on purpose, so that each real command's own check is seen failing: no real worker can be
-//! made to go wrong on demand. `OUTBOX_REAL_RUNS_BROKEN=JOB`, set by a test and inherited by the command's workers,
-//! names the worker job (`crash`, `race`, `soak`) this binary then fakes instead of running.
+//! Workers gone wrong, started wrongly, or left without their parent. A real worker cannot be made to go wrong on
+//! demand, so this binary fakes one: `OUTBOX_REAL_RUNS_BROKEN=JOB`, set by a test and inherited by the command's
+//! workers, names the worker job (`crash`, `race`, `soak`, `power`) it then fakes instead of running, and each
+//! real command's own check is seen failing on it.
 
 use outbox_core::protocol::Boundary;
 use std::io::Read;
@@ -26,6 +27,8 @@ pub fn worker(args: &[String]) -> Option<ExitCode> {
         }
         // Exits with the unsafe dual write's code, 73, though the soak runs the atomic producer.
         "soak" => Some(ExitCode::from(73)),
+        // Fails at once, as a worker that cannot go on would.
+        "power" => Some(ExitCode::FAILURE),
         _ => None,
     }
 }
@@ -108,7 +111,8 @@ pub fn race() {
 }
 
 /// A worker that ends by itself under the atomic producer, even with the unsafe dual write's exit code, is a
-/// failure of the soak, not one of the unsafe producer's exits.
+/// failure of the soak, not one of the unsafe producer's exits. With no step run, the final recovery alone
+/// produces, sends and applies every flow.
 pub fn soak() {
     let dir = crate::unix::Scratch::new("soak-broken");
     let seconds = crate::unix::seconds(2);
@@ -121,12 +125,100 @@ pub fn soak() {
             "--seconds",
             &seconds,
             "--flows",
-            "5",
+            "40",
         ],
     );
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("ended by itself: exit status: 73"), "{out}");
     assert!(!out.contains("exited by themselves"), "{out}");
+    assert!(
+        out.contains("final recovery (one fresh process): advance committed ×120, process_all done ×1, relay accepted ×120, relay idle ×1, 120 events applied"),
+        "{out}"
+    );
+    assert!(
+        out.contains("completion: holds (40 flows, 120 effects)"),
+        "{out}"
+    );
+}
+
+/// A power worker that ends before the cut leaves the run unable to say what the cut took: the run stops there
+/// and says which worker, and why.
+pub fn power() {
+    let dir = crate::unix::Scratch::new("power-broken");
+    let (code, out, err) = run_broken("power", &["power", "--dir", dir.path(), "--seconds", "2"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.starts_with("experiments power: cut 1: worker 0 ended by itself before the cut (exit status: 1); its log is ")
+            && err.trim_end().ends_with("cut-00001-worker-0.jsonl"),
+        "{err}"
+    );
+}
+
+/// A soak or power worker whose parent is gone (the command killed, its terminal closed) stops by itself after
+/// the step it is in, long before its own deadline.
+pub fn orphans() {
+    let dir = crate::unix::Scratch::new("orphans");
+    let exe = std::env::current_exe().unwrap();
+    let mut script = String::new();
+    for (job, last) in [("soak", "atomic"), ("power", "full")] {
+        let files = dir.0.join(job);
+        outbox_core::real::create_files(&files).unwrap();
+        let log = dir.0.join(format!("{job}.jsonl"));
+        // In the background, its pid printed; the shell then lives 2 s more, long enough for the worker to note
+        // its parent, and ends.
+        script.push_str(&format!(
+            "'{}' worker {job} '{}' 3 1 '{}' 60 {last} >/dev/null 2>&1 & echo $!\n",
+            exe.display(),
+            files.display(),
+            log.display()
+        ));
+    }
+    script.push_str("sleep 2\n");
+    let shell = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env("OUTBOX_REAL_RUNS_AS_CLI", "1")
+        .output()
+        .expect("sh starts");
+    let pids: Vec<i32> = String::from_utf8_lossy(&shell.stdout)
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "{shell:?}");
+    // Gone, or a zombie no one reaps: either way it has stopped.
+    let running = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(") ")
+                .next()
+                .is_some_and(|rest| !rest.starts_with('Z'))
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while pids.iter().any(|p| running(*p)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let left: Vec<i32> = pids.iter().copied().filter(|p| running(*p)).collect();
+    for pid in &left {
+        // SAFETY: a signal to a process this test started; no pointers.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    assert!(
+        left.is_empty(),
+        "still running 15 s after their parent ended: {left:?}"
+    );
+    // Each logged its steps, numbered from 0, each result under its step's number.
+    for job in ["soak", "power"] {
+        let log = std::fs::read_to_string(dir.0.join(format!("{job}.jsonl"))).unwrap();
+        let numbers: Vec<(u64, bool)> = log
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| Some((v["n"].as_u64()?, v.get("step").is_some())))
+            .collect();
+        let expected: Vec<(u64, bool)> = (0..numbers.len() as u64 / 2)
+            .flat_map(|n| [(n, true), (n, false)])
+            .collect();
+        assert!(numbers.len() >= 4, "{job} ran one step or none: {log}");
+        assert_eq!(numbers, expected, "{job}: {log}");
+    }
 }
 
 /// A worker started wrongly (by hand: the commands never do) names what is wrong in one line and exits 1, at
