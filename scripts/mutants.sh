@@ -24,7 +24,8 @@ if [ "$(cargo mutants --version 2>/dev/null | awk '{print $2}')" != "$MUTANTS_VE
   cargo install --locked cargo-mutants --version "$MUTANTS_VERSION"
 fi
 JOBS=${JOBS:-2}
-OUT=target/mutants
+# MUTANTS_OUT=target/mutants-whole keeps a run of the whole core apart from the groups' runs of older commits.
+OUT=${MUTANTS_OUT:-target/mutants}
 
 # Runs cargo-mutants; its exit 2 (mutants missed) and 3 (timeouts) are the findings, not a failure of this script.
 findings() { "$@" || { local status=$?; [ "$status" -eq 2 ] || [ "$status" -eq 3 ]; }; }
@@ -51,17 +52,26 @@ run() {
   # core/tests/real_runs.rs (real processes, about 7 s at 2 s a timed command) runs only for a run that mutates
   # real/ by name: elsewhere the protocol's own tests reach the same code, and every mutant would pay for it.
   export OUTBOX_REAL_RUNS=0 OUTBOX_REAL_SECONDS=2
+  # A run of real/ alone tries each mutant first with the only tests that reach real/ (the lib's own, real.rs and
+  # real_runs.rs): the other binaries add about 6 s a mutant and catch nothing there; what they miss, the recheck
+  # tries with all the core's tests.
+  local only_real=1 tests=()
   for a in "$@"; do
-    case $prev in -f | --file) case $a in core/src/real*) OUTBOX_REAL_RUNS=1 ;; esac ;; esac
+    case $prev in -f | --file) case $a in core/src/real*) OUTBOX_REAL_RUNS=1 ;; *) only_real=0 ;; esac ;; esac
+    case $a in -e | --exclude | --re) only_real=0 ;; esac
     prev=$a
   done
+  if [ "$OUTBOX_REAL_RUNS" = 1 ] && [ "$only_real" = 1 ]; then
+    tests=(--cargo-test-arg=--lib --cargo-test-arg=--test=real --cargo-test-arg=--test=real_runs)
+  fi
   if [ ! -e "$dir/core.done" ]; then
     rm -rf "$dir"; mkdir -p "$dir"
     # The report reads which files a run mutated whole (a later run of a file replaces earlier runs' word on it).
     printf '%s\n' "$@" > "$dir/filters"
     src=$(snapshot)
     PROPERTY_HISTORIES=${PROPERTY_HISTORIES:-1000} FUZZ_INPUTS=${FUZZ_INPUTS:-5000} CARGO_PROFILE_DEV_DEBUG=0 \
-      findings cargo mutants -d "$src" -p outbox-core --test-package outbox-core --jobs "$JOBS" --output "$dir/core" "$@"
+      findings cargo mutants -d "$src" -p outbox-core --test-package outbox-core --jobs "$JOBS" --output "$dir/core" \
+      "${tests[@]}" "$@"
     finish "$src" "$dir/core.done"
   fi
   if [ "${PHASE2:-1}" = 0 ] || [ -e "$dir/done" ]; then return; fi
