@@ -52,18 +52,17 @@ run() {
   # core/tests/real_runs.rs (real processes, about 7 s at 2 s a timed command) runs only for a run that mutates
   # real/ by name: elsewhere the protocol's own tests reach the same code, and every mutant would pay for it.
   export OUTBOX_REAL_RUNS=0 OUTBOX_REAL_SECONDS=2
-  # A run of real/ alone tries each mutant first with the only tests that reach real/ (the lib's own, real.rs and
-  # real_runs.rs): the other binaries add about 6 s a mutant and catch nothing there; what they miss, the recheck
-  # tries with all the core's tests.
-  local only_real=1 tests=()
+  local only_real=1 tests=() list=${RUN_TESTS-} t
   for a in "$@"; do
     case $prev in -f | --file) case $a in core/src/real*) OUTBOX_REAL_RUNS=1 ;; *) only_real=0 ;; esac ;; esac
     case $a in -e | --exclude | --re) only_real=0 ;; esac
     prev=$a
   done
-  if [ "$OUTBOX_REAL_RUNS" = 1 ] && [ "$only_real" = 1 ]; then
-    tests=(--cargo-test-arg=--lib --cargo-test-arg=--test=real --cargo-test-arg=--test=real_runs)
-  fi
+  # A named run of real/'s files alone is tested first as the real group is.
+  if [ -z "$list" ] && [ "$OUTBOX_REAL_RUNS" = 1 ] && [ "$only_real" = 1 ]; then list=${TESTS[real]}; fi
+  for t in $list; do
+    if [ "$t" = lib ]; then tests+=(--cargo-arg=--lib); else tests+=(--cargo-arg=--test="$t"); fi
+  done
   if [ ! -e "$dir/core.done" ]; then
     rm -rf "$dir"; mkdir -p "$dir"
     # The report reads which files a run mutated whole (a later run of a file replaces earlier runs' word on it).
@@ -110,6 +109,17 @@ run() {
   fi
 }
 
+# Each group's first phase builds and runs only the core's test binaries that caught its mutants in the runs
+# before (`lib` is the unit tests): checker.rs, the longest at 2 s, never caught one of `reading`'s, and only
+# real.rs and real_runs.rs reach real/. What they miss, the recheck tries with every test of the core.
+declare -A TESTS=(
+  [protocol]="lib core checker diagram playground explain messages"
+  [checker]="lib checker core playground explain messages"
+  [reading]="lib diagram explain messages explorer core"
+  [real]="lib real real_runs"
+  [rest]="lib core playground checker diagram"
+)
+
 # The core in five groups of 450-620 mutants, each about 35-45 minutes of the core's phase here; `rest` is
 # whatever the others leave, so a new file is never left out.
 GROUP_NAMES=(protocol checker reading real rest)
@@ -132,11 +142,11 @@ if [ $# -gt 0 ] && [ "$1" != "${1#-}" ]; then
 elif [ $# -gt 0 ]; then
   [ "$1" = rest ] || [ -n "${FILES[$1]:-}" ] || { echo "mutants.sh: no group '$1' (${GROUP_NAMES[*]})" >&2; exit 2; }
   mapfile -t args < <(filters "$1")
-  run "$1" "${args[@]}"
+  RUN_TESTS=${TESTS[$1]} run "$1" "${args[@]}"
 else
   for group in "${GROUP_NAMES[@]}"; do
     mapfile -t args < <(filters "$group")
-    run "$group" "${args[@]}"
+    RUN_TESTS=${TESTS[$group]} run "$group" "${args[@]}"
   done
 fi
 node bench/mutants-report.mjs "$OUT"
