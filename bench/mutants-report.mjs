@@ -125,11 +125,12 @@ console.log(`${outcome.size} mutants of outbox-core from ${runs.length} run(s) o
 ${rows.join('\n')}
 | **all** | ${total.caught} | ${total.missed} | ${total.equivalent} | ${total.unviable} | ${total.timeout} | ${score(total)} |
 `);
-const sources = new Set(runs.map(sourceOf));
+const sourceByRun = new Map(runs.map((r) => [r, sourceOf(r)]));
+const sources = new Set(sourceByRun.values());
 console.log(
   sources.size === 1 && !sources.has(null)
     ? `Every run mutated the same source (core/src without its \`*_tests.rs\`, ${[...sources][0]}).\n`
-    : `The runs mutated ${sources.size} different sources (core/src without its \`*_tests.rs\`): ${runs.map((r) => `${r} ${sourceOf(r) ?? 'unknown'}`).join(', ')}.\n`,
+    : `The runs mutated ${sources.size} different sources (core/src without its \`*_tests.rs\`): ${runs.map((r) => `${r} ${sourceByRun.get(r) ?? 'unknown'}`).join(', ')}.\n`,
 );
 // Only of the files these runs mutated: a run of some groups says nothing of the others' entries.
 const mutated = new Set([...outcome.keys()].map((name) => name.split(':')[0]));

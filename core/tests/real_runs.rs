@@ -27,7 +27,7 @@ mod unix {
     use std::process::{Command, ExitCode};
 
     const COMMANDS: [&str; 5] = ["crash-real", "race", "soak", "power", "worker"];
-    const AS_CLI: &str = "OUTBOX_REAL_RUNS_AS_CLI";
+    pub(crate) const AS_CLI: &str = "OUTBOX_REAL_RUNS_AS_CLI";
     /// The race's scenarios, as its lines name them.
     pub(crate) const SCENARIOS: [&str; 5] = [
         "produce_same_event",

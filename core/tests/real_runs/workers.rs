@@ -176,7 +176,7 @@ pub fn orphans() {
     script.push_str("sleep 2\n");
     let shell = std::process::Command::new("sh")
         .args(["-c", &script])
-        .env("OUTBOX_REAL_RUNS_AS_CLI", "1")
+        .env(crate::unix::AS_CLI, "1")
         .output()
         .expect("sh starts");
     let pids: Vec<i32> = String::from_utf8_lossy(&shell.stdout)
@@ -192,10 +192,7 @@ pub fn orphans() {
                 .is_some_and(|rest| !rest.starts_with('Z'))
         })
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    while pids.iter().any(|p| running(*p)) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until(15, || !pids.iter().any(|p| running(*p)));
     let left: Vec<i32> = pids.iter().copied().filter(|p| running(*p)).collect();
     for pid in &left {
         // SAFETY: a signal to a process this test started; no pointers.
@@ -263,19 +260,15 @@ pub fn worker_arguments() {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .arg("worker")
             .args(&args)
-            .env("OUTBOX_REAL_RUNS_AS_CLI", "1")
+            .env(crate::unix::AS_CLI, "1")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("the binary starts");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while child.try_wait().unwrap().is_none() {
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("{args:?}: still running after 20 s");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
+        if !wait_until(20, || child.try_wait().unwrap().is_some()) {
+            let _ = child.kill();
+            panic!("{args:?}: still running after 20 s");
         }
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -283,4 +276,16 @@ pub fn worker_arguments() {
         assert_eq!(err, format!("worker: {says}\n"), "{args:?}");
     }
     let _ = std::fs::remove_file(log);
+}
+
+/// Polls `done` until it holds (true) or `seconds` have passed (false).
+fn wait_until(seconds: u64, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done() {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
 }
