@@ -56,7 +56,7 @@ mod unix {
         }
         // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
         let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let tests: [(&str, fn()); 13] = [
+        let tests: [(&str, fn()); 14] = [
             (
                 "crash_real_exits_at_every_boundary_and_matches_section_8",
                 crash_real,
@@ -88,6 +88,10 @@ mod unix {
                 workers::power,
             ),
             ("a_worker_whose_parent_is_gone_stops", workers::orphans),
+            (
+                "a_worker_waits_out_files_locked_past_the_busy_timeout",
+                workers::locked_files,
+            ),
         ];
         let mut failed = Vec::new();
         let mut ran = 0;

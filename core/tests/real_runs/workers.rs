@@ -1,7 +1,7 @@
-//! Workers gone wrong, started wrongly, or left without their parent. A real worker cannot be made to go wrong on
-//! demand, so this binary fakes one: `OUTBOX_REAL_RUNS_BROKEN=JOB`, set by a test and inherited by the command's
-//! workers, names the worker job (`crash`, `race`, `soak`, `power`) it then fakes instead of running, and each
-//! real command's own check is seen failing on it.
+//! Workers gone wrong, started wrongly, kept out of their files, or left without their parent. A real worker
+//! cannot be made to go wrong on demand, so this binary fakes one: `OUTBOX_REAL_RUNS_BROKEN=JOB`, set by a test
+//! and inherited by the command's workers, names the worker job (`crash`, `race`, `soak`, `power`) it then
+//! fakes instead of running, and each real command's own check is seen failing on it.
 
 use outbox_core::protocol::Boundary;
 use std::io::Read;
@@ -276,6 +276,45 @@ pub fn worker_arguments() {
         assert_eq!(err, format!("worker: {says}\n"), "{args:?}");
     }
     let _ = std::fs::remove_file(log);
+}
+
+/// A worker that finds its files locked past the busy timeout (as a fresh process can while another recovers the
+/// WAL after a kill) tries again, and runs once the lock is gone.
+pub fn locked_files() {
+    use outbox_core::protocol::system::PRODUCER_FILE;
+    use outbox_core::real::BUSY_TIMEOUT;
+    let dir = crate::unix::Scratch::new("locked");
+    outbox_core::real::create_files(&dir.0).unwrap();
+    // An exclusive lock that a connection in exclusive locking mode keeps until it closes: every other
+    // connection's read waits out its busy timeout and fails.
+    let holder = rusqlite::Connection::open(dir.0.join(PRODUCER_FILE)).unwrap();
+    holder
+        .execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
+        .unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["worker", "recover", dir.path(), "strict"])
+        .env(crate::unix::AS_CLI, "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // Held two seconds past one busy timeout, well short of the four the worker waits in all.
+    let held = BUSY_TIMEOUT.as_secs() + 2;
+    let ended_early = wait_until(held, || child.try_wait().unwrap().is_some());
+    drop(holder);
+    if !ended_early && !wait_until(30, || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        panic!("still running 30 s after the lock was gone");
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !ended_early && out.status.success(),
+        "the worker ended {} the lock was gone ({}): {err}",
+        if ended_early { "before" } else { "after" },
+        out.status
+    );
 }
 
 /// Polls `done` until it holds (true) or `seconds` have passed (false).
