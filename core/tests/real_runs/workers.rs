@@ -257,15 +257,7 @@ pub fn worker_arguments() {
             "unknown synchronous `extra`",
         ),
     ] {
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .arg("worker")
-            .args(&args)
-            .env(crate::unix::AS_CLI, "1")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
+        let mut child = worker_by_hand(&args);
         if !wait_until(20, || child.try_wait().unwrap().is_some()) {
             let _ = child.kill();
             panic!("{args:?}: still running after 20 s");
@@ -291,14 +283,7 @@ pub fn locked_files() {
     holder
         .execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
         .unwrap();
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["worker", "recover", dir.path(), "strict"])
-        .env(crate::unix::AS_CLI, "1")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
+    let mut child = worker_by_hand(&["recover", dir.path(), "strict"]);
     // Held two seconds past one busy timeout, well short of the four the worker waits in all.
     let held = BUSY_TIMEOUT.as_secs() + 2;
     let ended_early = wait_until(held, || child.try_wait().unwrap().is_some());
@@ -315,6 +300,19 @@ pub fn locked_files() {
         if ended_early { "before" } else { "after" },
         out.status
     );
+}
+
+/// `worker ARGS…` started as a person would, its stderr piped.
+fn worker_by_hand(args: &[&str]) -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .arg("worker")
+        .args(args)
+        .env(crate::unix::AS_CLI, "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
 }
 
 /// Polls `done` until it holds (true) or `seconds` have passed (false).
