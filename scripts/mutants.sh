@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Mutation testing of outbox-core (issue 40): each mutant cargo-mutants makes of the core is tested by the core's
 # own tests; the ones they miss are tried again against the whole workspace's (the core's first, which may have
-# grown since, then the CLI's and the playground's, from where some are only reachable). Not part of the test command: the whole core (about 2,700 mutants) is about 3 hours on 2 cores,
-# so it runs in groups of modules that each fit in a sitting, and a finished group is kept (rerun to resume).
+# grown since, then the CLI's and the playground's, from where some are only reachable). Not part of the test
+# command: the whole core (about 2,700 mutants) is about 3 hours on 2 cores, so it runs in groups of modules that
+# each fit in a sitting, and a finished group is kept (rerun to resume).
 #
 #   scripts/mutants.sh                          every group not yet done, then the report
 #   scripts/mutants.sh checker                  one group (protocol, checker, reading, real, rest)

@@ -257,12 +257,7 @@ pub fn worker_arguments() {
             "unknown synchronous `extra`",
         ),
     ] {
-        let mut child = worker_by_hand(&args);
-        if !wait_until(20, || child.try_wait().unwrap().is_some()) {
-            let _ = child.kill();
-            panic!("{args:?}: still running after 20 s");
-        }
-        let out = child.wait_with_output().unwrap();
+        let out = ended(worker_by_hand(&args), 20, &format!("{args:?}"));
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
         assert_eq!(err, format!("worker: {says}\n"), "{args:?}");
@@ -270,8 +265,8 @@ pub fn worker_arguments() {
     let _ = std::fs::remove_file(log);
 }
 
-/// A worker that finds its files locked past the busy timeout (as a fresh process can while another recovers the
-/// WAL after a kill) tries again, and runs once the lock is gone.
+/// A worker that finds its files locked past the busy timeout (as a fresh process can while another recovers
+/// the WAL after a kill) tries again, and runs once the lock is gone.
 pub fn locked_files() {
     use outbox_core::protocol::system::PRODUCER_FILE;
     use outbox_core::real::BUSY_TIMEOUT;
@@ -288,11 +283,7 @@ pub fn locked_files() {
     let held = BUSY_TIMEOUT.as_secs() + 2;
     let ended_early = wait_until(held, || child.try_wait().unwrap().is_some());
     drop(holder);
-    if !ended_early && !wait_until(30, || child.try_wait().unwrap().is_some()) {
-        let _ = child.kill();
-        panic!("still running 30 s after the lock was gone");
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = ended(child, 30, "the worker once the lock was gone");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !ended_early && out.status.success(),
@@ -313,6 +304,15 @@ fn worker_by_hand(args: &[&str]) -> std::process::Child {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the binary starts")
+}
+
+/// What `child` left once it ended; killed, and the test failed, if it still runs after `seconds`.
+fn ended(mut child: std::process::Child, seconds: u64, what: &str) -> std::process::Output {
+    if !wait_until(seconds, || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        panic!("{what}: still running after {seconds} s");
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// Polls `done` until it holds (true) or `seconds` have passed (false).
