@@ -469,6 +469,27 @@ fn a_rule_that_reads_arrival_is_searched_with_the_arrival_order() {
     );
 }
 
+/// Issue 54's counts, from the independent reference (CHECKER.md's definitions counted by other code): a rule
+/// that reads arrival keeps the inbox in arrival order (A1, B1, A2), and `apply` is still offered once per
+/// flow. Before the fix: 2,676 and 56,060 transitions. (tests/core/actions.rs checks every state's list.)
+#[test]
+fn a_rule_that_reads_arrival_gets_checkers_transition_counts() {
+    let sql = "SELECT event_id, CASE WHEN problem IS NULL THEN 'apply' ELSE 'block' END FROM waiting WHERE seq = last_seq + 1 ORDER BY arrival LIMIT 1";
+    for (resends, crashes, states, transitions) in [(0, 0, 841, 2_136), (1, 1, 8_912, 48_164)] {
+        let c = with_rule(&config(2, 2, resends, crashes, ""), sql, RuleEffect::Inside);
+        let got = counts(c.clone());
+        assert_eq!(
+            (got.states, got.transitions),
+            (states, transitions),
+            "{}",
+            c.to_query()
+        );
+        let mut many = Search::new(c.clone()).unwrap().with_threads(2);
+        many.finish().unwrap();
+        assert_eq!(many.counts(), got, "{} on 2 threads", c.to_query());
+    }
+}
+
 /// A rule that blocks an event and skips it at the next apply moves the projection alone (the inbox row is
 /// blocked already): caught at that apply, the fourth move.
 #[test]

@@ -902,6 +902,9 @@ mod rules;
 #[path = "core/power.rs"]
 mod power;
 
+#[path = "core/actions.rs"]
+mod actions;
+
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "core/native.rs"]
 mod native;

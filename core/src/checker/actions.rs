@@ -107,8 +107,11 @@ pub fn actions(config: &Config, s: &State) -> Vec<Action> {
                 .map(|(ev, _)| Action::Resend(*ev)),
         );
     }
-    let mut flows: Vec<u8> = s.inbox.iter().map(|r| r.ev.flow).collect();
-    flows.dedup();
-    out.extend(flows.into_iter().map(Action::Apply));
+    // By flow id, once each: the rows may be kept in arrival order (A1, B1, A2), not grouped by flow.
+    out.extend(
+        (0..config.flows)
+            .filter(|&flow| s.inbox.iter().any(|r| r.ev.flow == flow))
+            .map(Action::Apply),
+    );
     out
 }
