@@ -7,7 +7,7 @@ import { firstLoad, parts } from './sizes.mjs';
 
 const FRAMES = {
   'embed-order': { preset: 3, shown: ['lane', 'projection-A'], hidden: ['advance-A', 'diagram', 'mode-select'],
-    says: [['projection-A', 'released · last_seq=3 · held=0']] },
+    says: [['projection-A', 'new · last_seq=0 · held=0'], ['step-result', 'gap']] },
   'embed-crash': { preset: 9, shown: ['crash-select', 'restart', 'diagram'], hidden: ['lane', 'mode-select', 'advance-A'],
     crashes: 10 },
   'embed-wrong': { preset: 5, shown: ['diagram', 'event-log', 'explain'], hidden: ['lane', 'crash-select'],
@@ -114,7 +114,9 @@ test('an embed ignores what it does not know, with a notice, and Copy embed code
   const page = await open(`${dist.url}?embed&preset=3&view=wire,bogus,consumer&colour=red`, { viewport: { width: 960, height: 800 } });
   await expect(page.getByTestId('address-notice')).toContainText('view=bogus');
   await expect(page.getByTestId('address-notice')).toContainText('colour');
-  await expect(page.getByTestId('projection-A')).toContainText('released · last_seq=3 · held=0');
+  // It opens where its section is: A3 waiting at the gap (e2e/first-minute.test.mjs goes on from there).
+  await expect(page.getByTestId('projection-A')).toContainText('new · last_seq=0 · held=0');
+  await expect(page.getByTestId('step-result')).toHaveText('gap');
   await expect(page.getByTestId('advance-A')).toHaveCount(0);
   await expect(page.getByTestId('invariant'), 'the session\'s status line, with the wire and the consumer').toHaveAttribute('data-holds', 'true');
   await expect(page.getByTestId('diagram')).toHaveCount(0);
@@ -127,14 +129,15 @@ test('an embed ignores what it does not know, with a notice, and Copy embed code
   const escaped = await open(`${dist.url}?%65mbed`, { viewport: { width: 960, height: 800 } });
   await expect(escaped.getByTestId('address-notice')).toContainText('%65mbed');
   await expect(escaped.locator('html')).not.toHaveClass(/embed/);
-  // On the full page, the embed code names the preset while the session is exactly it, and a link once it is not.
+  // On the full page, the embed code names the preset while the session is exactly it (at the step shown), and a
+  // link once it is not.
   const full = await open(`${dist.url}?view=wire,consumer,share,experiments`, { viewport: { width: 1280, height: 900 } });
   await full.getByTestId('preset-03').click();
   await full.getByTestId('copy-embed').click();
   const code = full.getByTestId('embed-code');
-  await expect(code).toHaveValue(/<iframe data-outbox-playground src="[^"]*\?embed&view=wire,consumer,share,experiments&preset=3"/);
+  await expect(code).toHaveValue(/<iframe data-outbox-playground src="[^"]*\?embed&view=wire,consumer,share,experiments&preset=3&step=12&lang=en"/);
   await expect(code).toHaveValue(/outbox-playground:height/);
   await full.getByTestId('process-all').click();
   await full.getByTestId('copy-embed').click();
-  await expect(code).toHaveValue(/\?embed&view=wire,consumer,share,experiments#t=/);
+  await expect(code).toHaveValue(/\?embed&view=wire,consumer,share,experiments&lang=en#t=/);
 });

@@ -54,6 +54,20 @@ test('the arrival-order queue written in the page is caught with the CLI\'s coun
   await expect(page.getByTestId('check-result')).not.toHaveAttribute('data-stale', 'true');
 });
 
+test('a rule that reads arrival gets CHECKER.md\'s counts in the page\'s workers, apply offered once per flow', async ({ dist, open }) => {
+  const sql = "SELECT event_id, CASE WHEN problem IS NULL THEN 'apply' ELSE 'block' END FROM waiting WHERE seq = last_seq + 1 ORDER BY arrival LIMIT 1";
+  const knobs = { flows: 2, events: 2, resends: 0, crashes: 0 };
+  const want = cli({ ...knobs, rule: ruleFile(sql) });
+  // The independent reference's counts for this configuration (issue 54: 2,676 transitions before the fix).
+  expect([want.verdict, want.counts.states, want.counts.transitions]).toEqual(['holds', 841, 2136]);
+  const page = await open(dist.url, VIEW);
+  await writeRule(page, sql);
+  await expect(page.getByTestId('rule-ok')).toContainText('reads arrival');
+  await setKnobs(page, { ...knobs, consumer: 'rule' });
+  await page.getByTestId('check-run').click();
+  await expectSameAsCli(page, want);
+});
+
 test('the strict rule holds on the default configuration with the built-in\'s counts', async ({ dist, open }) => {
   const builtin = cli({ flows: 2, events: 3, resends: 1, crashes: 1, consumer: 'strict' });
   expect(builtin.verdict).toBe('holds');

@@ -78,11 +78,9 @@ fn every_key_the_ui_asks_for_exists() {
     );
     used.extend(CrashMark::ALL.map(|m| format!("result.{m}")));
     // The consumer select offers every consumer by its name.
-    used.extend(
-        outbox_core::protocol::Ordering::ALL
-            .iter()
-            .map(|o| format!("mode.{}", o.name())),
-    );
+    used.extend(outbox_core::protocol::Ordering::ALL.iter().flat_map(|o| {
+        ["mode", "mode.short", "col.consumer.note"].map(|k| format!("{k}.{}", o.name()))
+    }));
     used.extend(
         [
             "group.producer",

@@ -25,7 +25,10 @@
   const tag = (v) => (/^zh/i.test(v || '') ? 'zh-Hans' : /^en/i.test(v || '') ? 'en' : null);
   let stored = null;
   try { stored = localStorage.getItem('lang'); } catch { /* storage refused: the browser's language */ }
-  root.lang = tag(stored) || tag(navigator.language) || 'en';
+  // `lang=zh|en` in the address first (a Chinese post embeds a Chinese frame whatever the reader's browser
+  // says), read as the module's `Address::parse` reads it; not remembered: it is this address's choice.
+  const asked = location.search.slice(1).split('&').map((part) => part.split('=')).find(([k]) => k === 'lang');
+  root.lang = tag(asked?.[1]) || tag(stored) || tag(navigator.language) || 'en';
   // A parameter named exactly `embed`, as the module's `Address::parse` reads it (no percent-decoding of
   // names: `?%65mbed` is an unknown parameter to both, never an embed to one of them only).
   const embed = location.search.slice(1).split('&').some((part) => part.split('=')[0] === 'embed');

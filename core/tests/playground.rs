@@ -296,19 +296,105 @@ fn the_wire_can_be_reordered_duplicated_and_pruned_without_touching_the_database
 }
 
 #[test]
-fn reset_and_a_consumer_switch_start_over_keeping_the_reader_s_flows() {
+fn reset_starts_over_keeping_the_reader_s_flows_and_consumer() {
     let mut pg = fresh();
     pg.apply(Command::AddFlow("B".into()));
-    happy(&mut pg);
     pg.apply(Command::SetMode(
         outbox_core::protocol::Ordering::GreaterThan,
     ));
+    happy(&mut pg);
+    pg.apply(Command::Reset);
     assert!(pg.entries.is_empty());
     assert_eq!(pg.ordering(), outbox_core::protocol::Ordering::GreaterThan);
     assert_eq!(pg.flows, ["A", "B"]);
-    pg.apply(Command::Reset);
-    assert_eq!(pg.ordering(), outbox_core::protocol::Ordering::GreaterThan);
     assert!(pg.snapshot.producer.flow.is_empty());
+}
+
+/// §5's comparison: the same arrival under strict and under dedupe-only. Switching the consumer replays the
+/// history under the new one at the same position (the reader's wire, crash and flows kept, the steps after
+/// the position dropped and counted), and the consumer before stays to compare with.
+#[test]
+fn a_consumer_switch_replays_the_same_history_and_keeps_the_one_before_to_compare() {
+    use outbox_core::playground::FlowOutcome;
+    use outbox_core::protocol::Ordering;
+    let mut pg = fresh();
+    pg.apply(Command::AddFlow("B".into()));
+    pg.apply(Command::Order("312"));
+    pg.apply(Command::DeliverAll);
+    pg.apply(Command::ProcessAll);
+    pg.apply(Command::Advance("B".into()));
+    pg.apply(Command::DuplicateCard(0));
+    pg.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
+    assert_eq!(
+        pg.compare(),
+        None,
+        "nothing to compare with before a switch"
+    );
+    let steps = pg.pos;
+    pg.apply(Command::SetMode(Ordering::DedupeOnly));
+    assert_eq!(pg.ordering(), Ordering::DedupeOnly);
+    assert_eq!(pg.pos, steps, "the same position");
+    assert_eq!(pg.notice, Some(Notice::Switched { steps, dropped: 0 }));
+    // Dedupe-only wrote the projection in arrival order: A3, then A1, then A2.
+    assert_eq!(effects(&pg), ["A3", "A1", "A2"]);
+    assert_eq!(
+        lane(&pg),
+        ["B1", "B1"],
+        "the wire as the reader left it, the resend too"
+    );
+    assert_eq!(pg.armed, Some(Boundary::ApplyAfterEffect));
+    assert_eq!(pg.flows, ["A", "B"]);
+    let (before, flows) = pg.compare().unwrap().unwrap();
+    assert_eq!(before.ordering, Ordering::Strict);
+    let a = FlowOutcome {
+        flow_id: "A".into(),
+        state: "released".into(),
+        last_seq: 3,
+        held: 0,
+        effects: 3,
+    };
+    assert_eq!(flows, [a]);
+
+    // From a past position: the steps after it are dropped, and the notice says how many.
+    pg.apply(Command::Seek(2));
+    pg.apply(Command::SetMode(Ordering::Strict));
+    assert_eq!((pg.pos, pg.entries.len()), (2, 2));
+    assert_eq!(
+        pg.notice,
+        Some(Notice::Switched {
+            steps: 2,
+            dropped: steps - 2
+        })
+    );
+    assert_eq!(pg.previous.as_ref().unwrap().ordering, Ordering::DedupeOnly);
+    // The same consumer again runs nothing, and keeps the one to compare with.
+    pg.apply(Command::SetMode(Ordering::Strict));
+    assert_eq!((pg.pos, pg.entries.len()), (2, 2));
+    assert_eq!(pg.previous.as_ref().unwrap().ordering, Ordering::DedupeOnly);
+}
+
+/// The article's punch line, in the tables: once nothing is in flight, dedupe-only's flow ends `confirmed` where
+/// the producer says `released`; strict's ends where the producer is.
+#[test]
+fn a_flow_that_ran_backwards_is_named_once_nothing_is_in_flight() {
+    use outbox_core::protocol::Ordering;
+    let mut pg = fresh();
+    pg.apply(Command::SetMode(Ordering::DedupeOnly));
+    pg.apply(Command::Order("312"));
+    pg.apply(Command::DeliverNext);
+    assert!(pg.backwards().is_empty(), "A1 and A2 are still on the wire");
+    pg.apply(Command::DeliverAll);
+    let back = pg.backwards();
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].producer_state, "released");
+    assert_eq!(
+        (back[0].consumer.state.as_str(), back[0].consumer.last_seq),
+        ("confirmed", 2)
+    );
+    pg.apply(Command::SetMode(Ordering::Strict));
+    pg.apply(Command::ProcessAll);
+    assert!(pg.backwards().is_empty());
+    assert!(pg.invariant.holds);
 }
 
 /// The page draws a fresh playground before SQLite has run: what it shows then is what the databases hold once
@@ -623,6 +709,41 @@ fn an_order_rearranges_the_wire_in_place_or_starts_over_with_the_consumer_as_it_
     pg.apply(Command::Order("231"));
     assert_eq!(lane(&pg), ["A2", "A3", "A1"]);
     assert!(pg.support_v2(), "the consumer still reads schema 2");
+}
+
+/// An armed crash is the reader's choice: choosing an order after it keeps it (it does not fire in the produces
+/// that set the order), it fires at the apply that crosses its boundary, and the fresh start says what it set
+/// aside.
+#[test]
+fn an_armed_crash_survives_choosing_an_order() {
+    let mut pg = fresh();
+    pg.apply(Command::Advance("A".into()));
+    pg.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
+    pg.apply(Command::Order("312"));
+    assert_eq!(pg.armed, Some(Boundary::ApplyAfterEffect));
+    assert_eq!(pg.notice, Some(Notice::StartedOver(1)));
+    assert_eq!(lane(&pg), ["A3", "A1", "A2"]);
+    pg.apply(Command::DeliverAll);
+    pg.apply(Command::Apply("A".into()));
+    let last = &pg.last().unwrap().report;
+    assert_eq!(
+        (last.result, last.boundary),
+        (Outcome::Crashed, Some(Boundary::ApplyAfterEffect))
+    );
+    pg.apply(Command::Restart);
+    assert_eq!(
+        pg.notice,
+        Some(Notice::Restarted(Some(Boundary::ApplyAfterEffect)))
+    );
+
+    // A producer boundary armed: the order's own produces do not fire it, the reader's next produce does.
+    let mut pg = fresh();
+    pg.apply(Command::Arm(Some(Boundary::ProducerAfterState)));
+    pg.apply(Command::Order("213"));
+    assert_eq!(results(&pg), [Outcome::COMMITTED; 3]);
+    assert_eq!(pg.notice, None, "nothing was set aside");
+    pg.apply(Command::Advance("B".into()));
+    assert_eq!(pg.last().unwrap().report.result, Outcome::Crashed);
 }
 
 /// Only a power cut says what it took: a checkpoint or a synchronous switch leaves no notice.

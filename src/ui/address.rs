@@ -1,5 +1,6 @@
 //! What the page's address asks for: `?embed` (no page chrome), `preset=N` (the article's experiment N, loaded
-//! as the page starts) and `view=a,b` (only these panels, for an embed that fits one section of an article).
+//! as the page starts, at its section's moment or at `step=N`), `view=a,b` (only these panels, for an embed that
+//! fits one section of an article) and `lang=zh|en`.
 //! Anything else is ignored and named in a notice; nothing in the address can stop the page.
 
 use outbox_core::experiments;
@@ -53,6 +54,11 @@ pub struct Address {
     pub preset: Option<usize>,
     /// The panels `view=` named, in the order named.
     pub view: Option<Vec<Panel>>,
+    /// `lang=zh|en`: the page's language, over the remembered one and the browser's (`www/page-start.js`
+    /// reads it before the module starts; here it is only checked, so a wrong one is named).
+    pub lang: Option<crate::ui::i18n::Lang>,
+    /// `step=N`: the position a preset opens at, instead of its section's moment.
+    pub step: Option<usize>,
     /// What was ignored, as the reader wrote it, with why.
     pub ignored: Vec<String>,
 }
@@ -87,7 +93,21 @@ impl Address {
                         a.view = Some(panels);
                     }
                 }
+                "lang" => match crate::ui::i18n::Lang::from_tag(&value) {
+                    Some(lang) => a.lang = Some(lang),
+                    None => a.ignored.push(format!("lang={value} (en, zh)")),
+                },
+                "step" => match value.parse::<usize>() {
+                    Ok(n) => a.step = Some(n),
+                    Err(_) => a.ignored.push(format!("step={value} (0, 1, 2, …)")),
+                },
                 other => a.ignored.push(other.to_owned()),
+            }
+        }
+        // A preset opens at its section's moment, not at its end: a view of its session gets time travel too.
+        if let (Some(_), Some(view)) = (a.preset, a.view.as_mut()) {
+            if !view.contains(&Panel::Timeline) && view.iter().any(|p| !TOOLS.contains(p)) {
+                view.insert(0, Panel::Timeline);
             }
         }
         a

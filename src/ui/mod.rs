@@ -352,6 +352,30 @@ pub fn seek(handle: Ctx, n: usize) {
     }
 }
 
+/// Switches the consumer (`SetMode`, `SetRule`): the same history replayed under the new one at the same
+/// position, at once when it is short, else in slices with progress, as a load is.
+pub fn switch_consumer(handle: Ctx, command: Command) {
+    use outbox_core::trace::ConsumerSetup;
+    use state::{Act, Replay};
+    let support_v2 = handle.setup.support_v2;
+    let setup = match &command {
+        Command::SetMode(ordering) => ConsumerSetup::builtin(*ordering, support_v2),
+        Command::SetRule(rule) => ConsumerSetup::with_rule(rule.clone(), support_v2),
+        _ => return handle.act(command),
+    };
+    if handle.pos <= CHUNKED_STEPS || setup == handle.setup {
+        return handle.act(command);
+    }
+    let generation = cancel_loads();
+    match handle.switcher(setup) {
+        Ok(switcher) => {
+            handle.dispatch(state::Action::Loading(Some(switcher.progress())));
+            replay_slices(handle, switcher, generation);
+        }
+        Err(e) => handle.dispatch(state::Action::Error(e)),
+    }
+}
+
 thread_local! {
     static LOAD_GENERATION: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }

@@ -16,6 +16,8 @@ const LOCATIONS: &[(&str, &str)] = &[
     ("the trace is not valid JSON", "trace 不是合法的 JSON"),
     ("the databases failed", "数据库出错"),
     ("event refused at the transport", "传输层拒收了事件"),
+    ("flow {0}", "流程 {0}"),
+    ("no_loss", "no_loss（不丢失）"),
 ];
 
 /// English template, Chinese template. Tried in order: the more specific first.
@@ -87,6 +89,23 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("invalid unicode code point", "Unicode 码点无效"),
     ("control character (\\u0000-\\u001F) found while parsing a string", "字符串里有控制字符"),
     ("recursion limit exceeded", "嵌套层数太多"),
+    // The consumer's invariant and no_loss, as the badge lists them (`protocol::invariant`).
+    ("effect #{0} is seq {1} ({2}), but the contiguous prefix needs seq {3} there", "第 {0} 条执行记录是 seq {1}（{2}），但连续前缀在这里需要 seq {3}"),
+    ("effect #{0} is {1} after {2}, not a legal step", "第 {0} 条执行记录在 {2} 之后是 {1}，不是合法的下一步"),
+    ("effect #{0} ({1}) records held={2}", "第 {0} 条执行记录（{1}）记下 held={2}"),
+    ("effect for {0} exists but its inbox row is {1}", "{0} 有执行记录，但它的 inbox 行是 {1}"),
+    ("effect for {0} is {1}, but the event says otherwise", "{0} 的执行记录是 {1}，但事件本身不是"),
+    ("effect for {0} matches no accepted event at seq {1}", "{0} 的执行记录对不上 seq {1} 上任何已收件的事件"),
+    ("projection {0}/last_seq={1}/held={2} disagrees with the last effect {3} (seq {4}, held {5})", "projection {0}/last_seq={1}/held={2} 与最后一条执行记录 {3}（seq {4}，held {5}）不一致"),
+    ("last_seq={0} but 1 effect was written", "last_seq={0}，但只写了 1 条执行记录"),
+    ("last_seq={0} but {1} effects were written", "last_seq={0}，但写了 {1} 条执行记录"),
+    ("held={0} in state {1}", "状态 {1} 下 held={0}"),
+    ("projection at last_seq={0} but no effect was written", "projection 在 last_seq={0}，却没有任何执行记录"),
+    ("effects were written but there is no projection row", "写了执行记录，却没有 projection 行"),
+    ("inbox row {0} is marked applied but left no effect", "inbox 行 {0} 标为 applied，却没有留下执行记录"),
+    ("event {0} has more than one effect", "事件 {0} 有不止一条执行记录"),
+    ("flow {0} committed seq {1} but the outbox holds {2} of its events", "流程 {0} 已提交 seq {1}，但 outbox 只有它的 {2} 个事件"),
+    ("{0} is marked accepted but the inbox does not hold it", "{0} 已标为 accepted，但 inbox 里没有它"),
     // The reader's rule (RULE.md): refused before it runs, or its answer at run time.
     ("{0} (line {1}, column {2})", "{0}（第 {1} 行第 {2} 列）"),
     ("the rule is {0} bytes; at most {1} are allowed", "规则有 {0} 字节；最多允许 {1} 字节"),

@@ -4,11 +4,13 @@
 //! and the article's experiments compared with the live result ([`preset`]). Tested natively by
 //! `cargo test -p outbox-core --test playground`; the page's reducer maps an action to one call here.
 
+pub mod compare;
 mod power;
 pub mod preset;
 pub mod replay;
 mod wire;
 
+pub use compare::{Backwards, FlowOutcome};
 pub use preset::Preset;
 pub use replay::{Loader, Replay, Replayed, Seeker};
 pub use wire::Card;
@@ -81,6 +83,14 @@ pub enum Notice {
     CleanRestart,
     /// The power went out under this `synchronous`, taking this many committed rows with it.
     PowerCut(Synchronous, usize),
+    /// Choosing an order started a fresh session: the history of this many steps was set aside.
+    StartedOver(usize),
+    /// The consumer was switched: the same history of this many steps now runs under it, and this many steps
+    /// after the position (the future of a time travel) were dropped.
+    Switched {
+        steps: usize,
+        dropped: usize,
+    },
     Error(String),
 }
 
@@ -124,6 +134,11 @@ pub enum Command {
     Load(Box<Trace>),
     /// Loads one of the article's experiments (an index into `experiments::ALL`).
     LoadPreset(usize),
+    /// The same, shown at `step` (its section's moment, [`Preset::moment`], when `None`): an address's preset.
+    OpenPreset {
+        index: usize,
+        step: Option<usize>,
+    },
     /// Something outside the façade failed (a file, a link, a worker): say so.
     Error(String),
 }
@@ -170,6 +185,8 @@ pub struct Playground {
     next_card: u32,
     /// The boundary at which the process will exit, armed until an operation crosses it.
     pub armed: Option<Boundary>,
+    /// The consumer the reader switched from, to compare the same history under it ([`Playground::compare`]).
+    pub previous: Option<ConsumerSetup>,
     /// Set after a crash until the reader restarts the process.
     pub down: Option<Option<Boundary>>,
     pub flows: Vec<String>,
@@ -192,6 +209,7 @@ impl PartialEq for Playground {
             && self.pos == other.pos
             && self.broke_at == other.broke_at
             && self.setup == other.setup
+            && self.previous == other.previous
     }
 }
 
@@ -227,6 +245,7 @@ impl Playground {
             lane: Vec::new(),
             next_card: 1,
             armed: None,
+            previous: None,
             down: None,
             flows: vec!["A".into()],
             schema2: false,
@@ -344,10 +363,10 @@ impl Playground {
                 ..self.setup.clone()
             }),
             Command::SetMode(ordering) => {
-                self.reset_to(ConsumerSetup::builtin(ordering, self.support_v2()))
+                self.switch(ConsumerSetup::builtin(ordering, self.setup.support_v2))
             }
             Command::SetRule(rule) => {
-                self.reset_to(ConsumerSetup::with_rule(rule, self.support_v2()))
+                self.switch(ConsumerSetup::with_rule(rule, self.setup.support_v2))
             }
             Command::SetSupportV2(on) => {
                 self.run(Step::SetSupportV2 { on });
@@ -394,6 +413,14 @@ impl Playground {
                     Err(e) => self.notice = Some(Notice::Error(e)),
                 }
                 self.before = self.snapshot.clone();
+                return;
+            }
+            Command::OpenPreset { index, step } => {
+                self.apply(Command::LoadPreset(index));
+                let at = step.or(self.preset.as_ref().map(|p| p.moment));
+                if let Some(at) = at.filter(|&at| at < self.pos) {
+                    self.apply(Command::Seek(at));
+                }
                 return;
             }
         }

@@ -15,6 +15,9 @@ pub struct Preset {
     pub got: String,
     pub ok: bool,
     pub mismatches: Vec<String>,
+    /// The position its section is about: just after the first step that answers `gap`, crashes or blocks (3-1-2
+    /// waits at the gap; the ten exits show the first), else the end.
+    pub moment: usize,
 }
 
 /// Loads experiment `index` into the player and compares its live result with the article's.
@@ -25,6 +28,16 @@ pub(super) fn load(pg: &mut Playground, index: usize) -> Result<Preset, String> 
     let check = experiments::check(experiment)?;
     let trace = crate::trace::parse(experiment.text).map_err(|e| e.0)?;
     pg.load(&trace)?;
+    let moment = pg
+        .entries
+        .iter()
+        .position(|e| {
+            let r = e.report.result;
+            r == crate::protocol::Outcome::GAP
+                || r == crate::protocol::Outcome::Crashed
+                || r.blocked().is_some()
+        })
+        .map_or(pg.entries.len(), |i| i + 1);
     Ok(Preset {
         index,
         id: check.id.clone(),
@@ -35,5 +48,6 @@ pub(super) fn load(pg: &mut Playground, index: usize) -> Result<Preset, String> 
         got: experiments::digest(&check.got),
         ok: check.ok(),
         mismatches: check.mismatches.clone(),
+        moment,
     })
 }

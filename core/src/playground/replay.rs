@@ -129,6 +129,20 @@ pub struct Loader {
     base: Settings,
     steps: Vec<Step>,
     next: usize,
+    /// Set when the reader switched the consumer: what the replay keeps of the playground it replaces.
+    switch: Option<Switch>,
+}
+
+/// What a consumer switch keeps of the playground before it: the reader's wire, crash, flows and the consumer
+/// to compare with.
+struct Switch {
+    from: crate::trace::ConsumerSetup,
+    dropped: usize,
+    lane: Vec<super::Card>,
+    next_card: u32,
+    armed: Option<crate::protocol::Boundary>,
+    down: bool,
+    flows: Vec<String>,
 }
 
 impl Replay for Loader {
@@ -187,6 +201,9 @@ impl Replay for Loader {
         }
         fresh.refill_lane();
         fresh.before = fresh.snapshot.clone();
+        if let Some(switch) = self.switch.take() {
+            fresh.switched_from(switch);
+        }
         Replayed {
             pg: self.fresh,
             base: self.base,
@@ -255,6 +272,70 @@ impl Playground {
             base: Settings::of(self),
             steps: trace.steps,
             next: 0,
+            switch: None,
         })
+    }
+
+    /// The same history up to the position, replayed under another consumer (the reader switched it), a slice
+    /// at a time if need be: the wire, the armed crash and the flows stay the reader's, the consumer before is
+    /// kept to compare with, and the notice says how many steps ran again and how many after the position
+    /// were dropped.
+    pub fn switcher(&self, setup: crate::trace::ConsumerSetup) -> Result<Loader, String> {
+        let mut loader = self.loader(Trace::new(setup, self.trace().steps))?;
+        loader.switch = Some(Switch {
+            from: self.setup.clone(),
+            dropped: self.entries.len() - self.pos,
+            lane: self.lane.clone(),
+            next_card: self.next_card,
+            armed: self.armed,
+            down: self.down.is_some(),
+            flows: self.flows.clone(),
+        });
+        Ok(loader)
+    }
+
+    /// Switches the consumer at once ([`Playground::switcher`]); the same consumer changes nothing.
+    pub(super) fn switch(&mut self, setup: crate::trace::ConsumerSetup) {
+        if setup == self.setup {
+            return;
+        }
+        let done = self.switcher(setup).and_then(|mut loader| {
+            while !loader.step_once()? {}
+            Ok(loader.finish().over(self))
+        });
+        match done {
+            Ok(pg) => *self = pg,
+            Err(e) => self.notice = Some(super::Notice::Error(e)),
+        }
+    }
+
+    fn switched_from(&mut self, switch: Switch) {
+        // The wire as the reader arranged it, where the relay still has the same events to send.
+        let unsent = |lane: &[super::Card]| {
+            let mut ids: Vec<&str> = lane.iter().map(|c| c.event_id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.into_iter().map(str::to_owned).collect::<Vec<_>>()
+        };
+        if unsent(&switch.lane) == unsent(&self.lane) {
+            self.lane = switch.lane;
+            self.next_card = self.next_card.max(switch.next_card);
+        }
+        // Still down where the process had died at the last step and died there again.
+        if switch.down {
+            self.down = self
+                .last()
+                .filter(|e| e.report.result == crate::protocol::Outcome::Crashed)
+                .map(|e| e.report.boundary);
+        }
+        self.armed = switch.armed;
+        for flow in &switch.flows {
+            self.add_flow(flow);
+        }
+        self.notice = Some(super::Notice::Switched {
+            steps: self.pos,
+            dropped: switch.dropped,
+        });
+        self.previous = Some(switch.from);
     }
 }

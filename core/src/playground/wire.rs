@@ -100,6 +100,11 @@ impl Playground {
         let once =
             |m: &Playground, id: &str| m.lane.iter().filter(|c| c.event_id == id).count() == 1;
         if !ids.iter().all(|id| once(self, id)) {
+            // An armed crash is the reader's choice too: it survives the fresh start, and fires at the next step
+            // that crosses its boundary after the order is set, not inside the produces that set it.
+            let armed = self.armed.take();
+            let previous = self.previous.take();
+            let dropped = self.pos;
             self.reset_to(crate::trace::ConsumerSetup {
                 support_v2: self.support_v2(),
                 ..self.setup.clone()
@@ -108,6 +113,11 @@ impl Playground {
                 if let Some(step) = self.next_transition("A") {
                     self.run(step);
                 }
+            }
+            self.armed = armed;
+            self.previous = previous;
+            if dropped > 0 {
+                self.notice = Some(super::Notice::StartedOver(dropped));
             }
         }
         // The slots the three A cards occupy, refilled in the chosen order.

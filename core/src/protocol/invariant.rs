@@ -156,11 +156,16 @@ pub fn check(snapshot: &Snapshot) -> Invariant {
                         p.state, p.last_seq, p.held, last.kind, last.seq, last.held
                     ));
                 } else if p.last_seq != effects.len() as i64 {
-                    violations.push(format!(
-                        "flow {flow}: last_seq={} but {} effects were written",
-                        p.last_seq,
-                        effects.len()
-                    ));
+                    violations.push(match effects.len() {
+                        1 => format!(
+                            "flow {flow}: last_seq={} but 1 effect was written",
+                            p.last_seq
+                        ),
+                        n => format!(
+                            "flow {flow}: last_seq={} but {n} effects were written",
+                            p.last_seq
+                        ),
+                    });
                 } else if p.held != held_after(&p.state) {
                     violations.push(format!("flow {flow}: held={} in state {}", p.held, p.state));
                 }

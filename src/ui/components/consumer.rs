@@ -58,7 +58,7 @@ pub fn ConsumerColumn() -> Html {
     html! {
         <section class="column consumer" aria-labelledby="consumer-h">
             <h2 id="consumer-h">{ t(lang, "col.consumer") }</h2>
-            <p class="note">{ t(lang, "col.consumer.note") }</p>
+            <p class="note" data-testid="consumer-note">{ t(lang, &format!("col.consumer.note.{}", model.ordering().name())) }</p>
             <div class="buttons">
                 { for model.flows.iter().map(|flow| {
                     let onclick = {

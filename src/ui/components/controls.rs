@@ -60,7 +60,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
             if ordering == Ordering::Rule {
                 super::rule::run_in_player(&model);
             } else {
-                model.act(Command::SetMode(ordering));
+                crate::ui::switch_consumer(model.clone(), Command::SetMode(ordering));
             }
         })
     };

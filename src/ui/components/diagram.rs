@@ -192,7 +192,7 @@ pub fn DiagramPanel() -> Html {
                         <strong>{ tf(lang, "diagram.step", &[&(i + 1).to_string()]) }</strong>{ " " }
                         <code translate="no">{ diagram::describe(&e.step) }</code>{ " → " }
                         <strong translate="no">{ result_label(&e.report) }</strong>
-                        <span class="why">{ format!(" — {}", reason(lang, &e.report)) }</span>
+                        <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &e.report)) }</span>
                     </p>
                     if sql.is_empty() {
                         <p class="note">{ t(lang, "diagram.sql_hint") }</p>

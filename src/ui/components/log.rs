@@ -5,8 +5,9 @@ use crate::ui::i18n::{message, t, tf, Lang};
 use crate::ui::state::Act;
 use crate::ui::state::Notice;
 use crate::ui::Ctx;
+use outbox_core::diagram::gloss;
 use outbox_core::playground::Command;
-use outbox_core::protocol::{ApplyResult, Outcome, Role};
+use outbox_core::protocol::{ApplyResult, Ordering, Outcome, Role};
 use outbox_core::trace::{Op, StepReport};
 use yew::prelude::*;
 
@@ -21,9 +22,18 @@ pub fn result_label(report: &StepReport) -> String {
     }
 }
 
-/// The one-line reason for a result.
-pub fn reason(lang: Lang, report: &StepReport) -> String {
+/// The one-line reason for a result, in the words of the consumer that gave it (dedupe-only applies on arrival,
+/// so its `accepted` is not strict's pending row, and its `idle` has nothing left to apply).
+pub fn reason(lang: Lang, ordering: Ordering, report: &StepReport) -> String {
+    let own = match (ordering, report.result) {
+        (Ordering::DedupeOnly, Outcome::ACCEPTED) => Some("result.accepted.dedupe_only"),
+        (Ordering::DedupeOnly, Outcome::Apply(ApplyResult::Idle)) => {
+            Some("result.idle.dedupe_only")
+        }
+        _ => None,
+    };
     let mut text = match report.result {
+        _ if own.is_some() => t(lang, own.unwrap_or_default()),
         Outcome::Apply(ApplyResult::Blocked(r)) => tf(lang, "result.blocked", &[r.name()]),
         Outcome::SqlError => tf(
             lang,
@@ -112,8 +122,26 @@ pub fn StatusBar(props: &StatusProps) -> Html {
         Some(Notice::CleanRestart) => Some(t(lang, "notice.clean_restart")),
         Some(Notice::PowerCut(mode, lost)) => Some(power_notice(lang, *mode, *lost)),
         Some(Notice::Error(e)) => Some(tf(lang, "notice.error", &[&message(lang, e)])),
+        Some(Notice::StartedOver(n)) => Some(tf(lang, "notice.started_over", &[&n.to_string()])),
+        Some(Notice::Switched { steps, dropped }) => {
+            Some(switched_notice(lang, &model, *steps, *dropped))
+        }
         None => None,
     };
+    // The same history under the consumer switched from, replayed once per position and language, and only
+    // while it is short enough to replay within a frame or two.
+    let compared = {
+        let model = model.clone();
+        let key = (model.previous.clone(), model.pos, model.entries.len(), lang);
+        use_memo(key, move |_| {
+            if model.pos > EXPLAIN_STEPS {
+                return None;
+            }
+            let (setup, flows) = model.compare()?.ok()?;
+            Some(compare_line(lang, &setup, &flows))
+        })
+    };
+    let backwards = model.backwards();
     if !props.session && notice.is_none() && model.loading.is_none() {
         return html! {};
     }
@@ -125,7 +153,7 @@ pub fn StatusBar(props: &StatusProps) -> Html {
                         <code translate="no">{ describe(&entry.step) }</code>{ " → " }
                         <strong translate="no" class={classes!("result", entry.report.result.head())}
                             data-testid="step-result">{ result_label(&entry.report) }</strong>
-                        <span class="why">{ format!(" — {}", reason(lang, &entry.report)) }</span>
+                        <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &entry.report)) }</span>
                     } else {
                         <strong data-testid="step-result"></strong>
                         <span class="why">{ t(lang, "log.empty") }</span>
@@ -133,16 +161,26 @@ pub fn StatusBar(props: &StatusProps) -> Html {
                 </p>
                 <div class={classes!("invariant", if holds { "ok" } else { "bad" })} data-testid="invariant"
                     data-holds={holds.to_string()} role="status" aria-live="polite">
-                    if holds {
+                    if holds && model.pos == 0 {
+                        { t(lang, "invariant.nothing_yet") }
+                    } else if holds {
                         { "✓ " }{ t(lang, "invariant.holds") }
                     } else {
                         <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
-                        <ul translate="no">{ for model.invariant.violations.iter().map(|v| html! { <li>{ v }</li> }) }</ul>
+                        <ul>{ for model.invariant.violations.iter().map(|v| html! { <li>{ message(lang, v) }</li> }) }</ul>
+                        { for backwards.iter().map(|b| html! {
+                            <p class="backwards" data-testid="backwards">{ tf(lang, "backwards", &[
+                                &b.consumer.flow_id, &gloss(lang, &b.producer_state), &gloss(lang, &b.consumer.state),
+                                &b.consumer.last_seq.to_string(), &b.consumer.held.to_string()]) }</p>
+                        }) }
                         if let Some(text) = &*why {
                             <p class="explain" data-testid="explain">{ text }</p>
                         }
                     }
                 </div>
+                if let Some(line) = &*compared {
+                    <p class="compare" data-testid="compare">{ line }</p>
+                }
                 if let Some(boundary) = model.down {
                     <div class="down" role="alert" data-testid="down">
                         <strong>{ match boundary {
@@ -191,7 +229,7 @@ pub fn EventLog() -> Html {
                     <li key={i} value={(i + 1).to_string()} class={classes!("entry", e.report.result.head())}>
                         <code translate="no">{ describe(&e.step) }</code>{ " → " }
                         <strong translate="no">{ result_label(&e.report) }</strong>
-                        <span class="why">{ format!(" — {}", reason(lang, &e.report)) }</span>
+                        <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &e.report)) }</span>
                     </li>
                 }) }
             </ol>
@@ -272,4 +310,51 @@ fn power_notice(lang: Lang, mode: outbox_core::protocol::Synchronous, lost: usiz
         (_, 0) => tf(lang, "notice.power_kept", &[mode.name()]),
         (_, n) => tf(lang, "notice.power_lost", &[&n.to_string(), mode.name()]),
     }
+}
+
+/// What a consumer switch did: the same steps replayed, and the future dropped, if any.
+#[cold]
+#[inline(never)]
+fn switched_notice(lang: Lang, model: &Ctx, steps: usize, dropped: usize) -> String {
+    let consumer = t(lang, &format!("mode.{}", model.ordering().name()));
+    let mut text = tf(lang, "notice.switched", &[&steps.to_string(), &consumer]);
+    if dropped > 0 {
+        text = format!(
+            "{text} {}",
+            tf(lang, "notice.switched_dropped", &[&dropped.to_string()])
+        );
+    }
+    text
+}
+
+/// "with strict: A released · last_seq=3 · 3 effects": each flow's outcome under the consumer switched from.
+#[cold]
+#[inline(never)]
+fn compare_line(
+    lang: Lang,
+    setup: &outbox_core::trace::ConsumerSetup,
+    flows: &[outbox_core::playground::FlowOutcome],
+) -> String {
+    let consumer = t(lang, &format!("mode.short.{}", setup.ordering.name()));
+    let parts: Vec<String> = flows
+        .iter()
+        .map(|f| {
+            tf(
+                lang,
+                "compare.flow",
+                &[
+                    &f.flow_id,
+                    &gloss(lang, &f.state),
+                    &f.last_seq.to_string(),
+                    &f.effects.to_string(),
+                ],
+            )
+        })
+        .collect();
+    let outcome = if parts.is_empty() {
+        t(lang, "compare.nothing")
+    } else {
+        parts.join("; ")
+    };
+    tf(lang, "compare", &[&consumer, &outcome])
 }

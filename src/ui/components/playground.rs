@@ -35,11 +35,12 @@ pub fn Playground(props: &Props) -> Html {
         let model = model.clone();
         let link_trace = props.link_trace.clone();
         let preset = props.address.preset;
+        let step = props.address.step;
         use_effect_with((), move |_| {
             if let Some(trace) = link_trace {
                 crate::ui::load_trace(model, (*trace).clone());
-            } else if let Some(n) = preset {
-                model.act(Command::LoadPreset(n));
+            } else if let Some(index) = preset {
+                model.act(Command::OpenPreset { index, step });
             }
         });
     }

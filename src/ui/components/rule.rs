@@ -3,7 +3,7 @@
 //! (a refusal inline, at the place SQLite names), its effect, and each built-in's rule as a starting point.
 
 use crate::ui::i18n::{message, t, tf};
-use crate::ui::state::{Act, Action, RuleDraft};
+use crate::ui::state::{Action, RuleDraft};
 use crate::ui::Ctx;
 use outbox_core::playground::Command;
 use outbox_core::protocol::Ordering;
@@ -158,7 +158,7 @@ pub fn RuleEditor() -> Html {
         let checked = checked.clone();
         Callback::from(move |_| {
             if let Ok(rule) = &*checked {
-                model.act(Command::SetRule(rule.clone()));
+                crate::ui::switch_consumer(model.clone(), Command::SetRule(rule.clone()));
             }
         })
     };
@@ -221,7 +221,7 @@ pub fn RuleEditor() -> Html {
 #[inline(never)]
 pub fn run_in_player(model: &Ctx) {
     match model.rule.check() {
-        Ok(rule) => model.act(Command::SetRule(rule)),
+        Ok(rule) => crate::ui::switch_consumer(model.clone(), Command::SetRule(rule)),
         Err(refusal) => model.dispatch(Action::Error(tf(
             model.lang,
             "rule.refused",

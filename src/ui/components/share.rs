@@ -137,8 +137,8 @@ fn import_text(model: &Ctx, text: &str) {
     }
 }
 
-/// The iframe for an article, with the few lines that size it: this page in embed mode, the current view, and
-/// the session — `preset=N` while it is exactly experiment N, else its share link.
+/// The iframe for an article, with the few lines that size it: this page in embed mode, the current view, the
+/// session — `preset=N` (at `step=`) while it is exactly experiment N, else its share link — and the language.
 fn embed_snippet(model: &Ctx) -> Result<String, String> {
     let address = crate::ui::address::Address::of_page();
     let mut query = String::from("embed");
@@ -146,22 +146,32 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
         query.push_str("&view=");
         query.push_str(&view);
     }
-    let trace = model.trace();
+    let whole = outbox_core::trace::Trace::new(
+        model.setup.clone(),
+        model.entries.iter().map(|e| e.step.clone()).collect(),
+    );
     let mut fragment = String::new();
-    // The preset while the session is exactly it, at its end (an embed opens a preset at its last step).
-    let at_end = model.pos == model.entries.len();
+    // The preset while the session is exactly it, at the position shown (`step=`, unless it is the moment the
+    // preset opens at anyway).
     let preset = model.preset.as_ref().filter(|p| {
-        at_end
-            && outbox_core::experiments::ALL
-                .get(p.index)
-                .and_then(|e| trace::parse(e.text).ok())
-                .is_some_and(|t| t.steps == trace.steps && t.consumer == trace.consumer)
+        outbox_core::experiments::ALL
+            .get(p.index)
+            .and_then(|e| trace::parse(e.text).ok())
+            .is_some_and(|t| t.steps == whole.steps && t.consumer == whole.consumer)
     });
     if let Some(p) = preset {
         query.push_str(&format!("&preset={}", p.index + 1));
-    } else if !trace.steps.is_empty() {
-        fragment = format!("#{}", share::encode(&trace)?);
+        if model.pos != p.moment {
+            query.push_str(&format!("&step={}", model.pos));
+        }
+    } else if model.pos > 0 {
+        fragment = format!("#{}", share::encode(&model.trace())?);
     }
+    query.push_str(if model.lang == crate::ui::i18n::Lang::Zh {
+        "&lang=zh"
+    } else {
+        "&lang=en"
+    });
     let base = page_base();
     let title = t(model.lang, "title").replace('"', "&quot;");
     Ok(format!(
