@@ -101,3 +101,50 @@ fn every_key_the_ui_asks_for_exists() {
         "keys used but not in the catalogs: {missing:?}"
     );
 }
+
+/// One word per concept (`outbox_core::lang::glossary`): no synonym the glossary names appears in the Chinese
+/// catalog, nor anywhere in the code's Chinese (the diagram's words, the core's refusals), outside the article's
+/// own longer words.
+#[test]
+fn the_chinese_page_uses_one_word_per_concept() {
+    use outbox_core::lang::glossary::TERMS;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts: Vec<(String, String)> = catalog("zh")
+        .into_iter()
+        .map(|(k, v)| (format!("zh.json {k}"), v))
+        .collect();
+    fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("glossary.rs")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (i, line) in text.lines().enumerate() {
+                    out.push((format!("{}:{}", path.display(), i + 1), line.to_owned()));
+                }
+            }
+        }
+    }
+    sources(&root.join("core/src"), &mut texts);
+    sources(&root.join("src"), &mut texts);
+    let mut found = Vec::new();
+    for term in TERMS {
+        for (place, text) in &texts {
+            let mut text = text.clone();
+            for compound in term.compounds {
+                text = text.replace(compound, "");
+            }
+            for word in term.not {
+                if text.contains(word) {
+                    found.push(format!(
+                        "{place}: {word} where the page says {} ({})",
+                        term.zh, term.en
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}

@@ -20,7 +20,7 @@ pub(super) fn rolled_back(lang: Lang, boundary: Boundary) -> &'static str {
         ApplyAfterProjection | ApplyAfterEffect => w(
             lang,
             "rolled back: projection, effect, applied",
-            "已回滚：投影、效果与 applied 标记",
+            "已回滚：projection、执行记录与 applied 标记",
         ),
         ReceiveAfterCommit => w(lang, "committed; the ack was lost", "已提交；确认未返回"),
         ProducerAfterCommit | RelayAfterMarkCommit | ApplyAfterCommit => {

@@ -241,11 +241,11 @@ pub fn svg(d: &Diagram<'_>, style: Style) -> String {
             w(lang, "producer", "生产端"),
             w(lang, "state + outbox", "状态 + outbox"),
         ),
-        (w(lang, "relay", "中继"), ""),
-        (w(lang, "inbox", "收件箱"), ""),
+        (w(lang, "relay", "relay"), ""),
+        (w(lang, "inbox", "inbox"), ""),
         (
             w(lang, "apply", "应用"),
-            w(lang, "projection + effect", "投影 + 效果"),
+            w(lang, "projection + effect", "projection + 执行记录"),
         ),
     ];
     for (&x, (name, sub)) in LANES.iter().zip(names) {
@@ -404,12 +404,12 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
     if r.result == Outcome::Crashed {
         let (first, second, boundary) = match r.boundary {
             Some(b) => (
-                format!("✗ {} {}. {b}", w(lang, "crash at", "崩溃于"), b.number()),
+                format!("✗ {} {}. {b}", w(lang, "crash at", "退出于"), b.number()),
                 rolled_back(lang, b),
                 b.name(),
             ),
             None => (
-                w(lang, "✗ crash: no outbox row", "✗ 崩溃：没有 outbox 行").to_owned(),
+                w(lang, "✗ crash: no outbox row", "✗ 退出：没有 outbox 行").to_owned(),
                 w(
                     lang,
                     "the state change was committed alone",

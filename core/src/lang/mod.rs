@@ -1,6 +1,7 @@
 //! The two languages of the page and of the CLI's explanations: the business states glossed, the core's refusals
 //! in Chinese ([`messages`]).
 
+pub mod glossary;
 pub mod messages;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -191,7 +191,7 @@ pub fn DiagramPanel() -> Html {
                     <p>
                         <strong>{ tf(lang, "diagram.step", &[&(i + 1).to_string()]) }</strong>{ " " }
                         <code translate="no">{ diagram::describe(&e.step) }</code>{ " → " }
-                        <strong translate="no">{ result_label(&e.report) }</strong>
+                        <strong translate="no">{ result_label(lang, &e.report) }</strong>
                         <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &e.report)) }</span>
                     </p>
                     if sql.is_empty() {
@@ -200,7 +200,7 @@ pub fn DiagramPanel() -> Html {
                         <ol class="statements">
                             { for sql.iter().map(|l| html! {
                                 <li class={l.db.name()}><span class="db" translate="no">{ l.db.name() }</span>
-                                <code translate="no">{ &l.sql }</code></li>
+                                <code translate="no">{ super::log::sql_line(lang, &l.sql) }</code></li>
                             }) }
                         </ol>
                     }

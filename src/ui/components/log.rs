@@ -11,9 +11,11 @@ use outbox_core::protocol::{ApplyResult, Ordering, Outcome, Role};
 use outbox_core::trace::{Op, StepReport};
 use yew::prelude::*;
 
-/// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema`.
-pub fn result_label(report: &StepReport) -> String {
+/// The result word as the page shows it: `crashed at apply.after_effect`, `blocked: unsupported_schema` (the
+/// words TRACE.md names stay; what is not one of them is in the reader's language).
+pub fn result_label(lang: Lang, report: &StepReport) -> String {
     match (report.result, report.boundary) {
+        (Outcome::Crashed, Some(b)) if lang == Lang::Zh => format!("crashed（进程在 {b} 退出）"),
         (Outcome::Crashed, Some(b)) => format!("crashed at {b}"),
         (result, _) => match result.blocked() {
             Some(reason) => format!("blocked: {reason}"),
@@ -152,7 +154,7 @@ pub fn StatusBar(props: &StatusProps) -> Html {
                     if let Some(entry) = last {
                         <code translate="no">{ describe(&entry.step) }</code>{ " → " }
                         <strong translate="no" class={classes!("result", entry.report.result.head())}
-                            data-testid="step-result">{ result_label(&entry.report) }</strong>
+                            data-testid="step-result">{ result_label(lang, &entry.report) }</strong>
                         <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &entry.report)) }</span>
                     } else {
                         <strong data-testid="step-result"></strong>
@@ -228,7 +230,7 @@ pub fn EventLog() -> Html {
                 { for model.entries.iter().enumerate().rev().take(200).map(|(i, e)| html! {
                     <li key={i} value={(i + 1).to_string()} class={classes!("entry", e.report.result.head())}>
                         <code translate="no">{ describe(&e.step) }</code>{ " → " }
-                        <strong translate="no">{ result_label(&e.report) }</strong>
+                        <strong translate="no">{ result_label(lang, &e.report) }</strong>
                         <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &e.report)) }</span>
                     </li>
                 }) }
@@ -256,7 +258,7 @@ pub fn SqlPanel() -> Html {
                     html! {
                         <li class={classes!(line.db.name(), gone.then_some("rolled-back"), line.sql.starts_with("--").then_some("comment"))}>
                             <span class="db" translate="no">{ line.db.name() }</span>
-                            <code translate="no">{ &line.sql }</code>
+                            <code translate="no">{ sql_line(lang, &line.sql) }</code>
                             if gone { <span class="tag">{ t(lang, "sql.rolled_back") }</span> }
                         </li>
                     }
@@ -357,4 +359,12 @@ fn compare_line(
         parts.join("; ")
     };
     tf(lang, "compare", &[&consumer, &outcome])
+}
+
+/// A statement as it ran; a note between statements (`-- process exits at …`) in the reader's language.
+pub fn sql_line(lang: Lang, sql: &str) -> String {
+    match sql.strip_prefix("-- ") {
+        Some(note) if lang == Lang::Zh => format!("-- {}", message(lang, note)),
+        _ => sql.to_owned(),
+    }
 }
