@@ -1,6 +1,6 @@
 // End-to-end: a reader's first minute (issue 55). Nothing the reader chose is undone silently, each consumer
 // describes itself, the address chooses the language, and a preset opens at the moment its section is about.
-import { test, expect, step } from './fixtures.mjs';
+import { test, expect, step, sizedToContent } from './fixtures.mjs';
 
 const VIEW = { viewport: { width: 1280, height: 900 } };
 const position = (page) => page.getByTestId('position');
@@ -84,7 +84,7 @@ test('the address chooses the language, embeds too, and a wrong one is named', a
   await expect(wrong.getByTestId('address-notice')).toContainText('lang=fr (en, zh)');
 });
 
-test('a preset opens at its section\'s moment with time travel at hand, step=N chooses another, and the embed code writes both', async ({ browser, dist, open }) => {
+test('a preset opens at its section\'s moment with time travel at hand, step=N chooses another, and the embed code writes both', async ({ browser, dist, open, parentPage }) => {
   // 3-1-2: A3 waits at the gap.
   const page = await open(`${dist.url}?embed&preset=3&view=wire,consumer`, VIEW);
   await expect(position(page)).toHaveText('after step 5 of 12');
@@ -111,4 +111,92 @@ test('a preset opens at its section\'s moment with time travel at hand, step=N c
   await full.getByTestId('forward').click();
   await full.getByTestId('copy-embed').click();
   await expect(full.getByTestId('embed-code')).toHaveValue(/&preset=3&step=6&lang=en"/);
+  // The code carries the height its view was measured at, in a hidden frame of the article's width.
+  await expect(full.getByTestId('embed-code')).toHaveAttribute('data-measured', 'true', { timeout: 30_000 });
+  const code = await full.getByTestId('embed-code').inputValue();
+  const declared = Number(code.match(/height:(\d+)px/)[1]);
+  const frame = code.match(/<iframe[\s\S]*?<\/iframe>/)[0];
+  const article = await parentPage(`<div style="width:960px">${frame}</div>`);
+  const reader = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const host = await reader.newPage();
+  await host.goto(article.url);
+  const embedded = host.locator('iframe[data-outbox-playground]');
+  await expect(host.frameLocator('iframe[data-outbox-playground]').getByTestId('position')).toHaveText('after step 6 of 12', { timeout: 30_000 });
+  const final = await sizedToContent(embedded);
+  expect(Math.abs(final - declared) / final, `declared ${declared}, reported ${final}`).toBeLessThanOrEqual(0.1);
+  await reader.close();
+});
+
+test('on a phone: no word breaks inside a table, every control is a finger\'s size, no keyboard line, and the diagram\'s tab keeps the steps', async ({ dist, open }) => {
+  for (const lang of ['en', 'zh']) {
+    const page = await open(`${dist.url}?lang=${lang}`, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await page.getByTestId('order-312').tap();
+    await page.getByTestId('deliver-all').tap();
+    await page.getByTestId('process-all').tap();
+    await expect(page.getByTestId('inbox-row-A3')).toHaveAttribute('data-state', 'applied');
+    // Each cell and header on one line: as tall as one line of its text.
+    const broken = await page.evaluate(() => [...document.querySelectorAll('th, td')]
+      .filter((c) => c.checkVisibility() && c.textContent.trim())
+      .filter((c) => {
+        const range = document.createRange();
+        range.selectNodeContents(c);
+        return range.getClientRects().length > 1;
+      }).map((c) => c.textContent));
+    expect(broken, `${lang}: cells whose text wraps`).toEqual([]);
+    // Every control of the player, or the label around it, is at least 44 × 44 CSS px.
+    await page.getByTestId('settings-toggle').tap();
+    const small = await page.evaluate(() => [...document.querySelectorAll(
+      '.controls button, .controls select, .controls input, .timeline button, .timeline input, .columns button, .tabs button')]
+      .filter((el) => el.checkVisibility())
+      .map((el) => [el, (el.closest('label') ?? el).getBoundingClientRect()])
+      .filter(([, r]) => r.width < 44 || r.height < 44)
+      .map(([el, r]) => `${el.dataset.testid ?? el.getAttribute('aria-label') ?? el.textContent} ${Math.round(r.width)}×${Math.round(r.height)}`));
+    expect(small, `${lang}: targets under 44 px`).toEqual([]);
+    await page.getByTestId('settings-toggle').tap();
+    await expect(page.locator('.shortcuts')).toBeHidden();
+    // The diagram's tab: the diagram, and the buttons that take a step, without the tables.
+    await page.getByTestId('tab-diagram').tap();
+    await expect(page.getByTestId('diagram')).toBeVisible();
+    await expect(page.getByTestId('effect-log')).toBeHidden();
+    for (const id of ['advance-A', 'deliver-next', 'apply-A', 'process-all']) await expect(page.getByTestId(id)).toBeVisible();
+    await page.getByTestId('advance-B').or(page.getByTestId('apply-A')).first().tap();
+    await expect(page.getByTestId('position')).toContainText(lang === 'en' ? 'after step 8 of 8' : '第 8 步之后');
+  }
+});
+
+for (const [file, lang] of [['article.html', 'en'], ['article.zh.html', 'zh-Hans']]) {
+  test(`the sample article ${file}: names its article, its frames in its language, each first as tall as it ends within 10 %`, async ({ browser, dist }) => {
+    for (const width of [390, 960]) {
+      const context = await browser.newContext({ viewport: { width, height: 844 } });
+      const page = await context.newPage();
+      await page.goto(`${dist.url}${file}`);
+      await expect(page.locator('#source a').first()).toHaveAttribute('href', 'https://ai-knowledgepoints.cn/blog/agent-reliability-11-ordered-outbox-inbox');
+      for (const id of ['embed-order', 'embed-crash', 'embed-wrong']) {
+        const frame = page.locator(`#${id}`);
+        await frame.scrollIntoViewIfNeeded();
+        const inside = page.frameLocator(`#${id}`);
+        await expect(inside.locator('html')).toHaveAttribute('lang', lang);
+        await expect(inside.getByTestId('invariant')).toBeVisible({ timeout: 30_000 });
+        // The frame's height as it reported it, against the height the page gave it before it did.
+        await expect.poll(() => frame.evaluate((f) => f.style.height), { timeout: 30_000 }).toMatch(/px$/);
+        const [final, declared] = await frame.evaluate((f) => {
+          const reported = f.style.height;
+          f.style.height = '';
+          const before = f.getBoundingClientRect().height;
+          f.style.height = reported;
+          return [f.getBoundingClientRect().height, before];
+        });
+        expect(Math.abs(final - declared) / final, `${id} at ${width} px: ${declared} then ${final}`).toBeLessThanOrEqual(0.1);
+        if (id === 'embed-crash' && width === 390) expect(final, 'the crash section fits in two screens').toBeLessThanOrEqual(2 * 844);
+      }
+      await context.close();
+    }
+  });
+}
+
+test('loading an experiment from the list brings the player into view', async ({ dist, open }) => {
+  const page = await open(dist.url, { viewport: { width: 1280, height: 800 } });
+  await page.getByTestId('preset-05').click();
+  await expect(page.getByTestId('position')).toHaveText('after step 8 of 8');
+  await expect(page.locator('.timeline')).toBeInViewport();
 });

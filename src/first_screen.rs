@@ -5,8 +5,14 @@
 //! renderer (`prerender`, run by the `prerender` binary as a Trunk hook). The page removes the prerendered copy
 //! in the same task as it draws its own, so nothing moves and nothing paints twice.
 
-use crate::i18n::{t, Lang};
+use crate::i18n::{t, tf, Lang};
 use yew::prelude::*;
+
+/// The article this page belongs to: its title, author and address (`../shared/seed`).
+pub const ARTICLE_TITLE: &str = "Agent 可靠执行实战（十一）：消息没丢也没重复，流程为什么走反了？";
+pub const ARTICLE_AUTHOR: &str = "芝士AI吃鱼";
+pub const ARTICLE_URL: &str =
+    "https://ai-knowledgepoints.cn/blog/agent-reliability-11-ordered-outbox-inbox";
 
 /// The page's header, drawn alone by the page's first render and then with the player, the same both times
 /// (nothing moves when the player arrives), and prerendered by the build. No header in an embed.
@@ -19,6 +25,9 @@ pub fn header(lang: Lang, embed: bool, switch_lang: Option<Callback<MouseEvent>>
             <div>
                 <h1>{ t(lang, "title") }</h1>
                 <p class="intro">{ t(lang, "intro") }</p>
+                <p class="source" data-testid="article-link">{ t(lang, "article.from") }
+                    <a href={ARTICLE_URL} lang="zh-Hans" hreflang="zh-Hans">{ ARTICLE_TITLE }</a>
+                    { tf(lang, "article.by", &[ARTICLE_AUTHOR]) }</p>
             </div>
             // Named by its visible text, the other language's own name, in that language (WCAG 2.5.3: the
             // accessible name contains the visible label); what it does is its title.

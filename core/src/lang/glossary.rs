@@ -59,7 +59,9 @@ pub const TERMS: &[Term] = &[
 /// spell them (tables, columns, result words, ops, boundaries, states, properties), names, and keys. Single
 /// letters (flows, keyboard keys) are always kept. Words are split at anything but letters and `_`.
 pub const KEPT: &[&str] = &[
-    // Names and formats.
+    // Names and formats (the article's title and author's name are Latin in part).
+    "Agent",
+    "AI",
     "SQLite",
     "SQL",
     "SVG",

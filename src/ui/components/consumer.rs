@@ -51,6 +51,13 @@ pub fn ConsumerColumn() -> Html {
         },
         |_| (Some("effect-row".into()), None),
     );
+    // Many flows (the ten exits' b01–b10): only those the consumer holds rows for, so the column fits a phone.
+    let many = model.flows.len() > 3;
+    let known = |flow: &String| {
+        now.inbox.iter().any(|r| &r.flow_id == flow)
+            || now.projection.iter().any(|p| &p.flow_id == flow)
+    };
+    let flows: Vec<&String> = model.flows.iter().filter(|f| !many || known(f)).collect();
     let process_all = {
         let model = model.clone();
         Callback::from(move |_| model.act(Command::ProcessAll))
@@ -60,7 +67,7 @@ pub fn ConsumerColumn() -> Html {
             <h2 id="consumer-h">{ t(lang, "col.consumer") }</h2>
             <p class="note" data-testid="consumer-note">{ t(lang, &format!("col.consumer.note.{}", model.ordering().name())) }</p>
             <div class="buttons">
-                { for model.flows.iter().map(|flow| {
+                { for flows.iter().map(|&flow| {
                     let onclick = {
                         let model = model.clone();
                         let flow = flow.clone();
@@ -73,7 +80,7 @@ pub fn ConsumerColumn() -> Html {
             <Table caption={t(lang, "table.inbox")} headers={vec!["event_id", "seq", "kind", "schema", "state", "reason"]} rows={inbox_rows} />
             <div class="projections">
                 <h3>{ t(lang, "table.projection") }</h3>
-                { for model.flows.iter().map(|flow| {
+                { for flows.iter().map(|&flow| {
                     let p = now.projection.iter().find(|p| &p.flow_id == flow);
                     let changed = p.is_some() && before.projection.iter().find(|b| &b.flow_id == flow) != p;
                     let text = match p {

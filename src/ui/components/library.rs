@@ -105,7 +105,17 @@ pub fn Library() -> Html {
                     let state = lines.as_ref().and_then(|l| l.get(i).cloned());
                     let load = {
                         let model = model.clone();
-                        Callback::from(move |_| model.act(Command::LoadPreset(i)))
+                        Callback::from(move |_| {
+                            model.act(Command::LoadPreset(i));
+                            // The reader loaded it to watch it: the player comes into view (and the list, whose
+                            // loaded experiment's box grows above it, is no longer under the pointer).
+                            if let Some(player) = web_sys::window()
+                                .and_then(|w| w.document())
+                                .and_then(|d| d.query_selector(".timeline, .status").ok().flatten())
+                            {
+                                player.scroll_into_view();
+                            }
+                        })
                     };
                     let id = e.file.get(..2).unwrap_or("").to_owned();
                     html! {

@@ -21,16 +21,29 @@ pub fn Share() -> Html {
     };
     let lang = model.lang;
     let link = use_state(String::new);
-    let embed_code = use_state(String::new);
+    let embed_code = use_state(|| (String::new(), false));
     let copy_embed = {
         let model = model.clone();
         let embed_code = embed_code.clone();
-        Callback::from(move |_| match embed_snippet(&model) {
-            Ok(code) => {
+        Callback::from(move |_| match embed_src(&model) {
+            Ok(src) => {
+                // Copied within the click (as Safari requires) with the usual height; then the view is measured
+                // in a hidden frame of the article's width, and the code carries that height, so an article's
+                // frame starts as tall as it ends.
+                let code = embed_snippet(&model, &src, DEFAULT_HEIGHT);
                 if let Some(window) = web_sys::window() {
                     let _ = window.navigator().clipboard().write_text(&code);
                 }
-                embed_code.set(code);
+                embed_code.set((code, false));
+                let model = model.clone();
+                let embed_code = embed_code.clone();
+                measure_height(&src.clone(), move |height| {
+                    let code = embed_snippet(&model, &src, height.unwrap_or(DEFAULT_HEIGHT));
+                    if let Some(window) = web_sys::window() {
+                        let _ = window.navigator().clipboard().write_text(&code);
+                    }
+                    embed_code.set((code, height.is_some()));
+                });
             }
             Err(e) => model.dispatch(Action::Error(e)),
         })
@@ -109,8 +122,9 @@ pub fn Share() -> Html {
             if !link.is_empty() {
                 <input class="link" readonly=true value={(*link).clone()} data-testid="share-link" aria-label={t(lang, "share.link")} />
             }
-            if !embed_code.is_empty() {
-                <textarea class="link" readonly=true rows="6" value={(*embed_code).clone()} data-testid="embed-code"
+            if !embed_code.0.is_empty() {
+                <textarea class="link" readonly=true rows="6" value={embed_code.0.clone()} data-testid="embed-code"
+                    data-measured={embed_code.1.to_string()}
                     aria-label={t(lang, "share.embed_code")} />
             }
             <label class="paste">{ t(lang, "share.paste") }
@@ -137,9 +151,14 @@ fn import_text(model: &Ctx, text: &str) {
     }
 }
 
-/// The iframe for an article, with the few lines that size it: this page in embed mode, the current view, the
-/// session — `preset=N` (at `step=`) while it is exactly experiment N, else its share link — and the language.
-fn embed_snippet(model: &Ctx) -> Result<String, String> {
+/// The frame's height until its view is measured, and where the measurement gives up.
+const DEFAULT_HEIGHT: u32 = 900;
+/// The width an article gives a frame (the snippet's `max-width`), at which its height is measured.
+const ARTICLE_WIDTH: u32 = 960;
+
+/// The embed's address: this page in embed mode, the current view, the session — `preset=N` (at `step=`) while
+/// it is exactly experiment N, else its share link — and the language.
+fn embed_src(model: &Ctx) -> Result<String, String> {
     let address = crate::ui::address::Address::of_page();
     let mut query = String::from("embed");
     if let Some(view) = address.view_param() {
@@ -172,11 +191,15 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
     } else {
         "&lang=en"
     });
-    let base = page_base();
+    Ok(format!("{}?{query}{fragment}", page_base()))
+}
+
+/// The iframe for an article, `height` tall, with the few lines that size it to its content.
+fn embed_snippet(model: &Ctx, src: &str, height: u32) -> String {
     let title = t(model.lang, "title").replace('"', "&quot;");
-    Ok(format!(
-        r#"<iframe data-outbox-playground src="{base}?{query}{fragment}" title="{title}"
-        style="width:100%;max-width:960px;height:900px;border:0" loading="lazy"></iframe>
+    format!(
+        r#"<iframe data-outbox-playground src="{src}" title="{title}"
+        style="width:100%;max-width:{ARTICLE_WIDTH}px;height:{height}px;border:0" loading="lazy"></iframe>
 <script>
   addEventListener('message', (event) => {{
     for (const frame of document.querySelectorAll('iframe[data-outbox-playground]')) {{
@@ -186,7 +209,75 @@ fn embed_snippet(model: &Ctx) -> Result<String, String> {
     }}
   }});
 </script>"#
-    ))
+    )
+}
+
+/// Opens `src` in a hidden frame of the article's width and calls `done` with the height it reports (`None`
+/// after 20 s without one), then removes the frame.
+fn measure_height(src: &str, done: impl FnOnce(Option<u32>) + 'static) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return done(None);
+    };
+    let (Ok(frame), Some(body)) = (document.create_element("iframe"), document.body()) else {
+        return done(None);
+    };
+    let _ = frame.set_attribute(
+        "style",
+        &format!("position:absolute;left:-20000px;top:0;width:{ARTICLE_WIDTH}px;height:{DEFAULT_HEIGHT}px;border:0;visibility:hidden"),
+    );
+    let _ = frame.set_attribute("aria-hidden", "true");
+    let _ = frame.set_attribute("tabindex", "-1");
+    let _ = frame.set_attribute("src", src);
+    let _ = body.append_child(&frame);
+    type Finish = std::rc::Rc<std::cell::RefCell<Option<Box<dyn FnOnce(Option<u32>)>>>>;
+    let finish: Finish = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let listener = {
+        let frame = frame.clone();
+        let finish = finish.clone();
+        Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let window = js_sys::Reflect::get(&frame, &"contentWindow".into()).unwrap_or_default();
+            let from_frame = e.source().is_some_and(|s| js_sys::Object::is(&s, &window));
+            let data = e.data();
+            let kind = js_sys::Reflect::get(&data, &"type".into())
+                .ok()
+                .and_then(|v| v.as_string());
+            if from_frame && kind.as_deref() == Some("outbox-playground:height") {
+                let height = js_sys::Reflect::get(&data, &"height".into())
+                    .ok()
+                    .and_then(|v| v.as_f64());
+                if let Some(f) = finish.borrow_mut().take() {
+                    f(height.map(|h| h.ceil() as u32));
+                }
+            }
+        })
+    };
+    // Handed to JavaScript (which frees them once nothing refers to them): a closure must not be dropped from
+    // inside its own call.
+    let listener: js_sys::Function = listener.into_js_value().unchecked_into();
+    let window = web_sys::window();
+    if let Some(w) = &window {
+        let _ = w.add_event_listener_with_callback("message", &listener);
+    }
+    let timeout = {
+        let finish = finish.clone();
+        Closure::once_into_js(move || {
+            if let Some(f) = finish.borrow_mut().take() {
+                f(None);
+            }
+        })
+    };
+    if let Some(w) = &window {
+        let _ = w
+            .set_timeout_with_callback_and_timeout_and_arguments_0(timeout.unchecked_ref(), 20_000);
+    }
+    // Whichever comes first, the height or the timeout, removes the frame and the listener.
+    *finish.borrow_mut() = Some(Box::new(move |height| {
+        frame.remove();
+        if let Some(w) = &window {
+            let _ = w.remove_event_listener_with_callback("message", &listener);
+        }
+        done(height);
+    }));
 }
 
 /// The page's origin and path, without its query or fragment.

@@ -26,6 +26,7 @@ pub struct TableProps {
 pub fn Table(props: &TableProps) -> Html {
     let lang = use_context::<Ctx>().map(|m| m.lang).unwrap_or_default();
     html! {
+        <div class="table-scroll">
         <table data-testid={props.testid.clone()}>
             <caption>{ &props.caption }</caption>
             <thead><tr>{ for props.headers.iter().map(|h| html! { <th scope="col">{ *h }</th> }) }</tr></thead>
@@ -41,6 +42,7 @@ pub fn Table(props: &TableProps) -> Html {
                 }) }
             </tbody>
         </table>
+        </div>
     }
 }
 
