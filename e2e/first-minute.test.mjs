@@ -26,7 +26,7 @@ test('a crash armed before an order still fires at the apply that crosses it', a
 test('switching the consumer replays the same arrival under it and keeps the one before to compare', async ({ dist, open }) => {
   const page = await open(dist.url, VIEW);
   // Before any step the badge claims nothing.
-  await expect(page.getByTestId('invariant')).toHaveText('Nothing applied yet: the invariant is checked after every step.');
+  await expect(page.getByTestId('invariant')).toHaveText('Nothing applied yet.');
   await page.getByTestId('order-312').click();
   await page.getByTestId('deliver-all').click();
   await page.getByTestId('process-all').click();
@@ -68,7 +68,7 @@ test('the address chooses the language, embeds too, and a wrong one is named', a
   const page = await open(`${dist.url}?lang=zh`, { ...VIEW, locale: 'en-US' });
   await expect(page.locator('html')).toHaveAttribute('lang', 'zh-Hans');
   await expect(page.getByTestId('address-notice')).toHaveCount(0);
-  await expect(page.getByTestId('invariant')).toHaveText('还没有应用任何事件：每一步之后都会检查不变量。');
+  await expect(page.getByTestId('invariant')).toHaveText('还没有应用任何事件。');
   await page.getByTestId('mode-select').selectOption('dedupe_only');
   await page.getByTestId('order-312').click();
   await page.getByTestId('deliver-all').click();
@@ -199,4 +199,59 @@ test('loading an experiment from the list brings the player into view', async ({
   await page.getByTestId('preset-05').click();
   await expect(page.getByTestId('position')).toHaveText('after step 8 of 8');
   await expect(page.locator('.timeline')).toBeInViewport();
+});
+
+test('on a phone a dragged card follows the finger and shows where it will land', async ({ dist, open }) => {
+  const page = await open(dist.url, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const lane = page.getByTestId('lane').locator('li.card .id');
+  for (let i = 0; i < 3; i++) await page.getByTestId('advance-A').tap();
+  await expect(lane).toHaveText(['A1', 'A2', 'A3']);
+  const a3 = page.getByTestId('card-A3');
+  const a1 = page.getByTestId('card-A1');
+  const at = (box) => ({ clientX: box.x + 20, clientY: box.y + box.height / 2 });
+  const from = at(await a3.boundingBox());
+  const to = at(await a1.boundingBox());
+  const finger = { pointerType: 'touch', pointerId: 7, isPrimary: true, bubbles: true, cancelable: true };
+  await a3.dispatchEvent('pointerdown', { ...finger, ...from });
+  await a3.dispatchEvent('pointermove', { ...finger, ...to });
+  // The card is where the finger is, and A1 shows the gap above it.
+  await expect(a3).toHaveClass(/lifted/);
+  await expect(a3).toHaveAttribute('style', `transform: translateY(${Math.round(to.clientY) - Math.round(from.clientY)}px)`);
+  await expect(a1).toHaveClass(/drop-above/);
+  await a3.dispatchEvent('pointerup', { ...finger, ...to });
+  await expect(lane).toHaveText(['A3', 'A1', 'A2']);
+  await expect(a3).not.toHaveClass(/lifted/);
+  await expect(page.locator('.card.drop-above, .card.drop-below')).toHaveCount(0);
+});
+
+test('the diagram keeps its lanes\' names in view as it scrolls, and no two of its labels overlap', async ({ dist, open }) => {
+  for (const lang of ['en', 'zh']) {
+    // The ten exits, every row: each crash's words beside what each step says.
+    const page = await open(`${dist.url}?preset=9&step=40&lang=${lang}`, { viewport: { width: 1280, height: 900 } });
+    await expect(page.getByTestId('position')).toHaveText(lang === 'en' ? 'after step 40 of 40' : '第 40 步之后，共 40 步');
+    await expect(page.locator('svg.diagram [data-kind="crash"]')).toHaveCount(10);
+    const overlaps = await page.evaluate(() => {
+      const boxes = [...document.querySelectorAll('svg.diagram text')].filter((t) => t.textContent.trim())
+        .map((t) => [t.textContent, t.getBoundingClientRect()]);
+      const out = [];
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, r] = boxes[i];
+          const [b, q] = boxes[j];
+          // A text's box is its line's, a little taller than its letters: two lines 12 units apart touch, not overlap.
+          if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 4 && q.top < r.bottom - 4) out.push(`${a} × ${b}`);
+        }
+      }
+      return out;
+    });
+    expect(overlaps, lang).toEqual([]);
+    // Scrolled down, the lanes' names are still at the top of the diagram's box.
+    const scroller = page.locator('.diagram-scroll');
+    await scroller.evaluate((el) => { el.scrollTop = 800; });
+    await expect.poll(() => scroller.evaluate((el) => el.scrollTop)).toBeGreaterThan(700);
+    const [lanes, box] = await page.evaluate(() => [document.querySelector('svg.lanes').getBoundingClientRect().top,
+      document.querySelector('.diagram-scroll').getBoundingClientRect().top]);
+    expect(Math.abs(lanes - box)).toBeLessThan(2);
+    await expect(page.locator('svg.lanes')).toContainText(lang === 'en' ? 'producer' : '生产端');
+  }
 });

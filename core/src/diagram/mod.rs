@@ -211,6 +211,44 @@ fn apply_lines(lang: Lang, entry: &Entry) -> Option<(String, String)> {
     }
 }
 
+/// The lanes' names alone, on the panel's colour: the page keeps them in view above the rows as they scroll
+/// (the diagram's own, under them, are the same words in the same places).
+pub fn lanes(lang: Lang) -> String {
+    let mut s = String::with_capacity(640);
+    emit(
+        &mut s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="lanes" aria-hidden="true" viewBox="0 0 # #" width="#" height="#"><rect class="bg" width="#" height="#"/>"##,
+        &[WIDTH, HEADER, WIDTH, HEADER, WIDTH, HEADER],
+        &[],
+    );
+    for (&x, (name, sub)) in LANES.iter().zip(lane_names(lang)) {
+        emit(
+            &mut s,
+            r##"<text class="head" x="#" y="16" text-anchor="middle">$</text><text class="sub" x="#" y="30" text-anchor="middle">$</text>"##,
+            &[x, x],
+            &[name, sub],
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Each lane's name and what it holds.
+fn lane_names(lang: Lang) -> [(&'static str, &'static str); 4] {
+    [
+        (
+            w(lang, "producer", "生产端"),
+            w(lang, "state + outbox", "状态 + outbox"),
+        ),
+        (w(lang, "relay", "relay"), ""),
+        (w(lang, "inbox", "inbox"), ""),
+        (
+            w(lang, "apply", "应用"),
+            w(lang, "projection + effect", "projection + 执行记录"),
+        ),
+    ]
+}
+
 /// The SVG of `d`, drawn as `style` says.
 pub fn svg(d: &Diagram<'_>, style: Style) -> String {
     let lang = d.lang;
@@ -236,19 +274,7 @@ pub fn svg(d: &Diagram<'_>, style: Style) -> String {
         s.push_str(&file_style(dark));
     }
     // Lanes and their names.
-    let names = [
-        (
-            w(lang, "producer", "生产端"),
-            w(lang, "state + outbox", "状态 + outbox"),
-        ),
-        (w(lang, "relay", "relay"), ""),
-        (w(lang, "inbox", "inbox"), ""),
-        (
-            w(lang, "apply", "应用"),
-            w(lang, "projection + effect", "projection + 执行记录"),
-        ),
-    ];
-    for (&x, (name, sub)) in LANES.iter().zip(names) {
+    for (&x, (name, sub)) in LANES.iter().zip(lane_names(lang)) {
         emit(
             &mut s,
             r##"<line class="lane" x1="#" y1="#" x2="#" y2="#"/><text class="head" x="#" y="16" text-anchor="middle">$</text><text class="sub" x="#" y="30" text-anchor="middle">$</text>"##,
@@ -389,16 +415,17 @@ fn row<'a>(s: &mut String, d: &Diagram<'a>, i: usize, flows: &mut Flows<'a>, pag
                 &[fc],
             );
         }
+        // A crash says its own words on the cut (they would stand over these).
+        let (first, second) = if r.result == Outcome::Crashed {
+            (String::new(), String::new())
+        } else {
+            (clip(&first, 16), clip(&second, 16))
+        };
         emit(
             s,
             r##"<rect class="box $ $" x="#" y="#" width="10" height="10"/><text x="#" y="#">$</text><text class="why" x="#" y="#">$</text></g>"##,
             &[xa - 5, top + 8, xa + 9, top + 17, xa + 9, top + 29],
-            &[
-                if applied { fc } else { "" },
-                head,
-                &clip(&first, 16),
-                &clip(&second, 16),
-            ],
+            &[if applied { fc } else { "" }, head, &first, &second],
         );
     }
     if r.result == Outcome::Crashed {

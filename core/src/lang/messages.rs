@@ -18,7 +18,6 @@ const LOCATIONS: &[(&str, &str)] = &[
     ("event refused at the transport", "传输层拒收了事件"),
     ("flow {0}", "流程 {0}"),
     ("no_loss", "no_loss（不丢失）"),
-    ("restart", "重启"),
 ];
 
 /// English template, Chinese template. Tried in order: the more specific first.
@@ -107,12 +106,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("event {0} has more than one effect", "事件 {0} 有不止一条执行记录"),
     ("flow {0} committed seq {1} but the outbox holds {2} of its events", "流程 {0} 已提交 seq {1}，但 outbox 只有它的 {2} 个事件"),
     ("{0} is marked accepted but the inbox does not hold it", "{0} 已标为 accepted，但 inbox 里没有它"),
-    // The SQL panel's notes (`-- …`), what the process did between statements.
-    ("process exits at {0}", "进程在 {0} 退出"),
-    ("process exits before the outbox write (os._exit in the article)", "进程在写 outbox 之前退出（文中的 os._exit）"),
-    ("the open transaction rolled back", "未提交的事务已回滚"),
-    ("SQLite rolled back the open transaction; reopened from what was committed", "SQLite 回滚了未提交的事务；按已提交的内容重新打开"),
-    ("the effect is an outside call: step out of the transaction to make it", "执行记录是一次外部调用：走出事务去做它"),
+    // The rule's note in the SQL panel (`-- the rule answered …`; a crash's and a restart's are the panel's own).
     ("the rule answered ({0})", "规则回答了（{0}）"),
     // The reader's rule (RULE.md): refused before it runs, or its answer at run time.
     ("{0} (line {1}, column {2})", "{0}（第 {1} 行第 {2} 列）"),

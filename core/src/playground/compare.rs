@@ -18,15 +18,14 @@ pub struct FlowOutcome {
 /// Each flow the consumer knows (a projection row or an effect), in flow order; a flow with no projection row
 /// is `new` at `last_seq` 0.
 pub fn outcomes(s: &Snapshot) -> Vec<FlowOutcome> {
-    let mut flows: Vec<&str> = s
-        .consumer
-        .projection
-        .iter()
-        .map(|p| p.flow_id.as_str())
-        .chain(s.consumer.effect.iter().map(|e| e.flow_id.as_str()))
-        .collect();
-    flows.sort_unstable();
-    flows.dedup();
+    // Inserted into a set the core has anyway, not sorted: a sort is kilobytes of wasm per element type.
+    let mut flows = std::collections::BTreeSet::new();
+    for flow in s.consumer.projection.iter().map(|p| p.flow_id.as_str()) {
+        flows.insert(flow);
+    }
+    for flow in s.consumer.effect.iter().map(|e| e.flow_id.as_str()) {
+        flows.insert(flow);
+    }
     flows
         .into_iter()
         .map(|flow| {

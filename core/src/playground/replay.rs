@@ -312,9 +312,10 @@ impl Playground {
     fn switched_from(&mut self, switch: Switch) {
         // The wire as the reader arranged it, where the relay still has the same events to send.
         let unsent = |lane: &[super::Card]| {
-            let mut ids: Vec<&str> = lane.iter().map(|c| c.event_id.as_str()).collect();
-            ids.sort_unstable();
-            ids.dedup();
+            let mut ids = std::collections::BTreeSet::new();
+            for card in lane {
+                ids.insert(card.event_id.as_str());
+            }
             ids.into_iter().map(str::to_owned).collect::<Vec<_>>()
         };
         if unsent(&switch.lane) == unsent(&self.lane) {

@@ -217,7 +217,10 @@ pub fn DiagramPanel() -> Html {
             <p class="note">{ t(lang, "diagram.help") }{ " " }<a href="#log-h">{ t(lang, "diagram.text") }</a></p>
             <div class="diagram-scroll" ref={scroller} onscroll={onscroll} onclick={onclick}
                 onkeydown={onkeydown} onmouseover={on_over} onfocusin={on_focus} onfocusout={on_blur}>
-                { Html::from_html_unchecked(AttrValue::from(svg)) }
+                <div class="diagram-body">
+                    { Html::from_html_unchecked(AttrValue::from(diagram::lanes(lang))) }
+                    { Html::from_html_unchecked(AttrValue::from(svg)) }
+                </div>
             </div>
             { for detail }
         </section>

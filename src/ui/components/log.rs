@@ -361,10 +361,28 @@ fn compare_line(
     tf(lang, "compare", &[&consumer, &outcome])
 }
 
-/// A statement as it ran; a note between statements (`-- process exits at …`) in the reader's language.
+/// A statement as it ran; a note between statements (`-- process exits at …`) in the reader's language. The
+/// notes a crash and a restart write are matched here, so that the player's first load does without the
+/// general translation of refusals, which the rule's notes take.
 pub fn sql_line(lang: Lang, sql: &str) -> String {
-    match sql.strip_prefix("-- ") {
-        Some(note) if lang == Lang::Zh => format!("-- {}", message(lang, note)),
-        _ => sql.to_owned(),
-    }
+    let Some(note) = sql.strip_prefix("-- ").filter(|_| lang == Lang::Zh) else {
+        return sql.to_owned();
+    };
+    let zh = match note {
+        "restart: the open transaction rolled back" => "重启：未提交的事务已回滚".to_owned(),
+        "restart: SQLite rolled back the open transaction; reopened from what was committed" => {
+            "重启：SQLite 回滚了未提交的事务；按已提交的内容重新打开".to_owned()
+        }
+        "process exits before the outbox write (os._exit in the article)" => {
+            "进程在写 outbox 之前退出（文中的 os._exit）".to_owned()
+        }
+        "the effect is an outside call: step out of the transaction to make it" => {
+            "执行记录是一次外部调用：走出事务去做它".to_owned()
+        }
+        _ => match note.strip_prefix("process exits at ") {
+            Some(boundary) => format!("进程在 {boundary} 退出"),
+            None => message(lang, note),
+        },
+    };
+    format!("-- {zh}")
 }

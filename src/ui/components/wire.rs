@@ -18,8 +18,11 @@ pub fn Wire() -> Html {
     };
     let lang = model.lang;
     let dragging = use_state(|| None::<usize>);
-    // Touch drag (HTML5 drag and drop does not fire on phones): the card being dragged by a finger.
-    let touch_from = use_mut_ref(|| None::<usize>);
+    // Touch drag (HTML5 drag and drop does not fire on phones): the card a finger holds follows it, and the
+    // card it would land beside shows the gap.
+    let touch = use_state(|| None::<Touch>);
+    // The same, as the handlers see it between renders (moves come faster than frames).
+    let touch_live = use_mut_ref(|| None::<Touch>);
     // After a keyboard move, focus follows the card; the live region says where it went.
     let focus_key = use_state(|| None::<u32>);
     let announcement = use_state(String::new);
@@ -129,38 +132,78 @@ pub fn Wire() -> Html {
                             announcement.set(tf(lang, "card.moved", &[&id, &(to + 1).to_string()]));
                         })
                     };
+                    // Each handler writes the drag where the next one reads it, then shows it.
+                    let show = {
+                        let touch = touch.clone();
+                        let touch_live = touch_live.clone();
+                        move |t: Option<Touch>| {
+                            *touch_live.borrow_mut() = t;
+                            touch.set(t);
+                        }
+                    };
                     let onpointerdown = {
-                        let touch_from = touch_from.clone();
+                        let show = show.clone();
                         Callback::from(move |e: PointerEvent| {
-                            if e.pointer_type() != "mouse" {
-                                *touch_from.borrow_mut() = Some(i);
+                            let on_button = e
+                                .target()
+                                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                                .is_some_and(|el| el.closest("button").ok().flatten().is_some());
+                            if e.pointer_type() == "mouse" || on_button {
+                                return;
                             }
+                            // The card keeps the finger's moves wherever it goes (the card itself: Yew's listeners
+                            // sit on the page's root, which is the event's current target).
+                            if let Some(card) = e
+                                .target()
+                                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                                .and_then(|el| el.closest("[data-card-index]").ok().flatten())
+                            {
+                                let _ = card.set_pointer_capture(e.pointer_id());
+                            }
+                            show(Some(Touch { from: i, y0: e.client_y(), dy: 0, over: None }));
+                        })
+                    };
+                    let onpointermove = {
+                        let show = show.clone();
+                        let touch_live = touch_live.clone();
+                        Callback::from(move |e: PointerEvent| {
+                            let Some(t) = *touch_live.borrow() else { return };
+                            e.prevent_default();
+                            let over = card_at(e.client_y(), n, t.from);
+                            show(Some(Touch { dy: e.client_y() - t.y0, over, ..t }));
                         })
                     };
                     let onpointerup = {
-                        let touch_from = touch_from.clone();
+                        let show = show.clone();
+                        let touch_live = touch_live.clone();
                         let model = model.clone();
                         Callback::from(move |e: PointerEvent| {
-                            let Some(from) = touch_from.borrow_mut().take() else { return };
-                            // The finger's card is under the pointer where it was lifted.
-                            let to = web_sys::window()
-                                .and_then(|w| w.document())
-                                .and_then(|d| d.element_from_point(e.client_x() as f32, e.client_y() as f32))
-                                .and_then(|el| el.closest("[data-card-index]").ok().flatten())
-                                .and_then(|el| el.get_attribute("data-card-index"))
-                                .and_then(|v| v.parse::<usize>().ok());
-                            if let Some(to) = to.filter(|to| *to != from) {
-                                model.act(Command::MoveCard { from, to });
+                            let Some(t) = *touch_live.borrow() else { return };
+                            show(None);
+                            // Where the finger was lifted, whatever the last frame showed.
+                            if let Some(to) = card_at(e.client_y(), n, t.from) {
+                                model.act(Command::MoveCard { from: t.from, to });
                             }
                         })
                     };
+                    let onpointercancel = {
+                        let show = show.clone();
+                        Callback::from(move |_: PointerEvent| show(None))
+                    };
+                    let lifted = touch.filter(|t| t.from == i);
+                    let gap = touch.and_then(|t| t.over.filter(|o| *o == i && *o != t.from).map(|o| {
+                        if o < t.from { "drop-above" } else { "drop-below" }
+                    }));
+                    let style = lifted.map(|t| format!("transform: translateY({}px)", t.dy));
                     html! {
-                        <li key={card.key} class={classes!("card", flow_class, (*dragging == Some(i)).then_some("dragging"))}
+                        <li key={card.key} class={classes!("card", flow_class, (*dragging == Some(i)).then_some("dragging"),
+                            lifted.is_some().then_some("lifted"), gap)} {style}
                             draggable="true" data-testid={format!("card-{id}")} tabindex="0"
                             data-card-key={card.key.to_string()} data-card-index={i.to_string()}
                             aria-label={tf(lang, "card.label", &[&id, &(i + 1).to_string(), &n.to_string()])}
                             aria-roledescription={t(lang, "card.role")}
-                            {ondragstart} {ondragover} {ondrop} {ondragend} {onkeydown} {onpointerdown} {onpointerup}>
+                            {ondragstart} {ondragover} {ondrop} {ondragend} {onkeydown} {onpointerdown} {onpointermove} {onpointerup}
+                            {onpointercancel}>
                             <span class="pos">{ i + 1 }</span>
                             <span class="id" translate="no">{ &id }</span>
                             <span class="card-buttons">
@@ -180,4 +223,26 @@ pub fn Wire() -> Html {
             </div>
         </section>
     }
+}
+
+/// A finger's drag of card `from`: where it went down, how far it has moved, and the card it is over.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Touch {
+    from: usize,
+    y0: i32,
+    dy: i32,
+    over: Option<usize>,
+}
+
+/// The card (other than `from`, which follows the finger) whose box holds the height `y`.
+fn card_at(y: i32, n: usize, from: usize) -> Option<usize> {
+    let document = web_sys::window()?.document()?;
+    (0..n).filter(|&j| j != from).find(|j| {
+        document
+            .query_selector(&format!("[data-card-index=\"{j}\"]"))
+            .ok()
+            .flatten()
+            .map(|el| el.get_bounding_client_rect())
+            .is_some_and(|r| r.top() <= f64::from(y) && f64::from(y) <= r.bottom())
+    })
 }
