@@ -45,6 +45,9 @@ test('switching the consumer replays the same arrival under it and keeps the one
   await expect(page.getByTestId('backwards')).toHaveText(
     'Flow A ran backwards: the producer says released, but the consumer ended at confirmed with last_seq=2, holding 3. '
     + 'No message was lost or duplicated, and the workflow still ran backwards.');
+  // ... with its evidence beside it, in view on a laptop: the effect log as written.
+  await expect(page.getByTestId('backwards-effects')).toHaveText('Flow A\'s effect log, as written: A3 released → A1 reserved → A2 confirmed.');
+  await expect(page.getByTestId('backwards-effects')).toBeInViewport();
   // Back in time, a step of dedupe-only's receive says what it did.
   await page.getByTestId('back').click();
   await page.getByTestId('back').click();

@@ -201,3 +201,32 @@ test('the Chinese page', async ({ page, dist }) => {
   await page.click('process-all');
   await page.text('projection-A', /released（释放） · last_seq=3 · held=0/);
 });
+
+test('the first minute: a crash armed before an order fires, a consumer switch keeps the one before, no table word breaks, a phone\'s controls are a finger\'s size', async ({ page, dist }) => {
+  await page.open(`${dist.url}?lang=en`);
+  await page.select('crash-select', 'apply.after_effect');
+  await page.click('order-312');
+  await page.text('position', 'after step 3 of 3');
+  await page.click('deliver-all');
+  await page.text('position', 'after step 6 of 6');
+  await page.step('apply-A', 'crashed at apply.after_effect');
+  await page.click('restart');
+  await page.click('process-all');
+  await page.text('position', 'after step 8 of 8');
+  await page.select('mode-select', 'dedupe_only');
+  await page.text('compare', 'With strict: A released · last_seq=3 · 3 effect(s)');
+  await page.text('backwards', /^Flow A ran backwards: the producer says released, but the consumer ended at confirmed/);
+  await page.text('position', 'after step 8 of 8');
+  const broken = await page.run(`return [...document.querySelectorAll('th, td')]
+    .filter((c) => c.checkVisibility() && c.textContent.trim())
+    .filter((c) => { const r = document.createRange(); r.selectNodeContents(c); return r.getClientRects().length > 1; })
+    .map((c) => c.textContent)`);
+  expect(broken, 'table cells whose words break').toEqual([]);
+  if (await page.run('return window.innerWidth <= 700')) {
+    const small = await page.run(`return [...document.querySelectorAll('.timeline button, .columns button, .tabs button, .controls > button')]
+      .filter((el) => el.checkVisibility())
+      .map((el) => [el, el.getBoundingClientRect()]).filter(([, r]) => r.width < 44 || r.height < 44)
+      .map(([el, r]) => (el.dataset.testid || el.textContent) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height))`);
+    expect(small, 'targets under 44 px').toEqual([]);
+  }
+});

@@ -51,6 +51,8 @@ pub fn outcomes(s: &Snapshot) -> Vec<FlowOutcome> {
 pub struct Backwards {
     pub producer_state: String,
     pub consumer: FlowOutcome,
+    /// The evidence: the flow's effects as the log holds them, `(event_id, kind)` in written order.
+    pub effects: Vec<(String, String)>,
 }
 
 impl Playground {
@@ -88,6 +90,13 @@ impl Playground {
                     .find(|f| f.flow_id == consumer.flow_id)?;
                 (flow.state != consumer.state).then(|| Backwards {
                     producer_state: flow.state.clone(),
+                    effects: s
+                        .consumer
+                        .effect
+                        .iter()
+                        .filter(|e| e.flow_id == consumer.flow_id)
+                        .map(|e| (e.event_id.clone(), e.kind.clone()))
+                        .collect(),
                     consumer,
                 })
             })

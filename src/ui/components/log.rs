@@ -170,11 +170,15 @@ pub fn StatusBar(props: &StatusProps) -> Html {
                     } else {
                         <strong>{ "✗ " }{ t(lang, "invariant.broken") }</strong>
                         <ul>{ for model.invariant.violations.iter().map(|v| html! { <li>{ message(lang, v) }</li> }) }</ul>
-                        { for backwards.iter().map(|b| html! {
+                        { for backwards.iter().map(|b| html! { <>
                             <p class="backwards" data-testid="backwards">{ tf(lang, "backwards", &[
                                 &b.consumer.flow_id, &gloss(lang, &b.producer_state), &gloss(lang, &b.consumer.state),
                                 &b.consumer.last_seq.to_string(), &b.consumer.held.to_string()]) }</p>
-                        }) }
+                            // The evidence beside the sentence, in view with it: the effect log as written.
+                            <p class="backwards" data-testid="backwards-effects">{ tf(lang, "backwards.effects", &[
+                                &b.consumer.flow_id,
+                                &b.effects.iter().map(|(id, kind)| format!("{id} {}", gloss(lang, kind))).collect::<Vec<_>>().join(" → ")]) }</p>
+                        </> }) }
                         if let Some(text) = &*why {
                             <p class="explain" data-testid="explain">{ text }</p>
                         }
