@@ -116,7 +116,13 @@ for (const lang of ['en', 'zh']) {
         init: () => {
           window.__shifts = [];
           new PerformanceObserver((list) => {
-            for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
+            for (const e of list.getEntries()) {
+              if (e.hadRecentInput) continue;
+              window.__shifts.push(e.value);
+              // What moved, for the failure's message: a shift seen once in a long run is diagnosed from it.
+              (window.__moved ??= []).push(e.sources.map((s) => `${s.node?.nodeName}.${s.node?.className} `
+                + `${JSON.stringify(s.previousRect)} → ${JSON.stringify(s.currentRect)} at ${Math.round(e.startTime)} ms`));
+            }
           }).observe({ type: 'layout-shift', buffered: true });
           window.__lcp = [];
           new PerformanceObserver((list) => {
@@ -158,7 +164,8 @@ for (const lang of ['en', 'zh']) {
       expect(before, 'the prerendered header was laid out').toBeTruthy();
       expect(after[0][5]).toBe(TITLE[lang]);
       expect(after, 'the live header sits exactly where the prerendered one did').toEqual(before);
-      expect(shifts.reduce((a, b) => a + b, 0), 'cumulative layout shift').toBe(0);
+      const moved = await page.evaluate(() => window.__moved ?? []);
+      expect(shifts.reduce((a, b) => a + b, 0), `cumulative layout shift: ${JSON.stringify(moved)}`).toBe(0);
       // The largest contentful paint is the prerendered first screen at first paint, not the page's own header
       // as late as the module: the page replaces it only once the browser has recorded that paint.
       expect(fcp, 'first contentful paint').toBeGreaterThan(0);
