@@ -83,8 +83,9 @@ test('the address chooses the language, embeds too, and a wrong one is named', a
   await expect(embed.locator('html')).toHaveAttribute('lang', 'zh-Hans');
   const english = await open(`${dist.url}?lang=en`, { ...VIEW, locale: 'zh-CN' });
   await expect(english.locator('html')).toHaveAttribute('lang', 'en');
-  const wrong = await open(`${dist.url}?lang=fr`, VIEW);
+  const wrong = await open(`${dist.url}?lang=fr&step=3`, VIEW);
   await expect(wrong.getByTestId('address-notice')).toContainText('lang=fr (en, zh)');
+  await expect(wrong.getByTestId('address-notice')).toContainText('step=3 (with preset=)');
 });
 
 test('a preset opens at its section\'s moment with time travel at hand, step=N chooses another, and the embed code writes both', async ({ browser, dist, open, parentPage }) => {

@@ -324,6 +324,10 @@ fn a_consumer_switch_replays_the_same_history_and_keeps_the_one_before_to_compar
     pg.apply(Command::ProcessAll);
     pg.apply(Command::Advance("B".into()));
     pg.apply(Command::DuplicateCard(0));
+    pg.apply(Command::Advance("B".into()));
+    // B1 delivered: its copy left on the wire is a resend of an accepted event, put behind B2.
+    pg.apply(Command::DeliverNext);
+    pg.apply(Command::MoveCard { from: 0, to: 1 });
     pg.apply(Command::Arm(Some(Boundary::ApplyAfterEffect)));
     assert_eq!(
         pg.compare(),
@@ -335,11 +339,11 @@ fn a_consumer_switch_replays_the_same_history_and_keeps_the_one_before_to_compar
     assert_eq!(pg.ordering(), Ordering::DedupeOnly);
     assert_eq!(pg.pos, steps, "the same position");
     assert_eq!(pg.notice, Some(Notice::Switched { steps, dropped: 0 }));
-    // Dedupe-only wrote the projection in arrival order: A3, then A1, then A2.
-    assert_eq!(effects(&pg), ["A3", "A1", "A2"]);
+    // Dedupe-only wrote the projection in arrival order: A3, then A1, then A2, and B1 as it arrived.
+    assert_eq!(effects(&pg), ["A3", "A1", "A2", "B1"]);
     assert_eq!(
         lane(&pg),
-        ["B1", "B1"],
+        ["B2", "B1"],
         "the wire as the reader left it, the resend too"
     );
     assert_eq!(pg.armed, Some(Boundary::ApplyAfterEffect));

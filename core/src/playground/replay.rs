@@ -310,15 +310,18 @@ impl Playground {
     }
 
     fn switched_from(&mut self, switch: Switch) {
-        // The wire as the reader arranged it, where the relay still has the same events to send.
-        let unsent = |lane: &[super::Card]| {
-            let mut ids = std::collections::BTreeSet::new();
-            for card in lane {
-                ids.insert(card.event_id.as_str());
-            }
-            ids.into_iter().map(str::to_owned).collect::<Vec<_>>()
-        };
-        if unsent(&switch.lane) == unsent(&self.lane) {
+        // The wire as the reader arranged it (resends of accepted events too), where it still holds every event
+        // the relay has to send and nothing the outbox does not.
+        let outbox = &self.snapshot.producer.outbox;
+        let keeps = self
+            .lane
+            .iter()
+            .all(|c| switch.lane.iter().any(|o| o.event_id == c.event_id))
+            && switch
+                .lane
+                .iter()
+                .all(|c| outbox.iter().any(|r| r.event_id == c.event_id));
+        if keeps {
             self.lane = switch.lane;
             self.next_card = self.next_card.max(switch.next_card);
         }
@@ -333,10 +336,12 @@ impl Playground {
         for flow in &switch.flows {
             self.add_flow(flow);
         }
-        self.notice = Some(super::Notice::Switched {
-            steps: self.pos,
-            dropped: switch.dropped,
-        });
+        if self.pos + switch.dropped > 0 {
+            self.notice = Some(super::Notice::Switched {
+                steps: self.pos,
+                dropped: switch.dropped,
+            });
+        }
         self.previous = Some(switch.from);
     }
 }

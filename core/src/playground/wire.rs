@@ -103,8 +103,7 @@ impl Playground {
             // An armed crash is the reader's choice too: it survives the fresh start, and fires at the next step
             // that crosses its boundary after the order is set, not inside the produces that set it.
             let armed = self.armed.take();
-            let previous = self.previous.take();
-            let dropped = self.pos;
+            let dropped = self.entries.len();
             self.reset_to(crate::trace::ConsumerSetup {
                 support_v2: self.support_v2(),
                 ..self.setup.clone()
@@ -115,7 +114,6 @@ impl Playground {
                 }
             }
             self.armed = armed;
-            self.previous = previous;
             if dropped > 0 {
                 self.notice = Some(super::Notice::StartedOver(dropped));
             }

@@ -75,6 +75,9 @@ pub use outbox_core::diagram::describe;
 /// databases back); `experiments replay --explain` explains any.
 const EXPLAIN_STEPS: usize = 2000;
 
+/// Histories longer than this are not compared with the consumer switched from in the page.
+const COMPARE_STEPS: usize = 200;
+
 #[derive(Properties, PartialEq)]
 pub struct StatusProps {
     /// Whether the view shows the session (the player, its diagram, its log): then the latest step, the invariant
@@ -136,7 +139,8 @@ pub fn StatusBar(props: &StatusProps) -> Html {
         let model = model.clone();
         let key = (model.previous.clone(), model.pos, model.entries.len(), lang);
         use_memo(key, move |_| {
-            if model.pos > EXPLAIN_STEPS {
+            // As many steps as the page replays at once (a longer replay is sliced; this one is not).
+            if model.pos == 0 || model.pos > COMPARE_STEPS {
                 return None;
             }
             let (setup, flows) = model.compare()?.ok()?;

@@ -22,27 +22,33 @@ pub fn Share() -> Html {
     let lang = model.lang;
     let link = use_state(String::new);
     let embed_code = use_state(|| (String::new(), false));
+    // Each click's number: a measurement that ends after a newer click is dropped.
+    let clicks = use_mut_ref(|| 0u32);
     let copy_embed = {
         let model = model.clone();
         let embed_code = embed_code.clone();
         Callback::from(move |_| match embed_src(&model) {
             Ok(src) => {
                 // Copied within the click (as Safari requires) with the usual height; then the view is measured
-                // in a hidden frame of the article's width, and the code carries that height, so an article's
-                // frame starts as tall as it ends.
+                // in a hidden frame of the article's width, and the code shown carries that height, so an
+                // article's frame starts as tall as it ends.
                 let code = embed_snippet(&model, &src, DEFAULT_HEIGHT);
                 if let Some(window) = web_sys::window() {
                     let _ = window.navigator().clipboard().write_text(&code);
                 }
                 embed_code.set((code, false));
+                *clicks.borrow_mut() += 1;
+                let click = *clicks.borrow();
+                let clicks = clicks.clone();
                 let model = model.clone();
                 let embed_code = embed_code.clone();
+                // The measured code replaces the text shown (the clipboard, written within the click, keeps the
+                // first: a later write would replace what the reader copied since, or be refused).
                 measure_height(&src.clone(), move |height| {
-                    let code = embed_snippet(&model, &src, height.unwrap_or(DEFAULT_HEIGHT));
-                    if let Some(window) = web_sys::window() {
-                        let _ = window.navigator().clipboard().write_text(&code);
+                    if *clicks.borrow() == click {
+                        let code = embed_snippet(&model, &src, height.unwrap_or(DEFAULT_HEIGHT));
+                        embed_code.set((code, height.is_some()));
                     }
-                    embed_code.set((code, height.is_some()));
                 });
             }
             Err(e) => model.dispatch(Action::Error(e)),
