@@ -104,8 +104,10 @@ impl Address {
                 other => a.ignored.push(other.to_owned()),
             }
         }
-        if let (Some(n), None) = (a.step.take(), a.preset) {
-            a.ignored.push(format!("step={n} (with preset=)"));
+        if a.preset.is_none() {
+            if let Some(n) = a.step.take() {
+                a.ignored.push(format!("step={n} (with preset=)"));
+            }
         }
         // A preset opens at its section's moment, not at its end: a view of its session gets time travel too.
         if let (Some(_), Some(view)) = (a.preset, a.view.as_mut()) {
