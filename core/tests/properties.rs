@@ -180,3 +180,96 @@ fn dedupe_only_consumer_is_caught_breaking_the_invariant() {
     println!("dedupe-only: {broken} of {DEDUPE_HISTORIES} random histories break the invariant, e.g. {example:?}");
     assert!(broken > 0, "the wrong control must be shown wrong");
 }
+
+/// The step (0-based) after which the badge (invariant and `no_loss`) first fails, checking every flow after
+/// every step: what a page's import must find with its cheaper checks.
+fn first_red(setup: &ConsumerSetup, steps: &[Step]) -> Option<usize> {
+    let mut session = Session::new(setup.clone()).expect("databases open");
+    steps.iter().position(|s| {
+        session.step(s);
+        !invariant::check_with_loss(&session.snapshot().expect("snapshot")).holds
+    })
+}
+
+/// The history with each advance made the flow's next legal one (and dropped after the third), no unsafe write.
+fn legal_advances(steps: Vec<Step>) -> Vec<Step> {
+    let mut seq = std::collections::BTreeMap::new();
+    steps
+        .into_iter()
+        .filter_map(|s| match s {
+            Step::UnsafeDualWrite(_) => None,
+            Step::Advance(w) => {
+                let n: &mut i64 = seq.entry(w.flow.clone()).or_default();
+                *n += 1;
+                let kind = KINDS[(*n - 1).min(2) as usize];
+                (*n <= 3)
+                    .then(|| Step::advance(&w.flow, &format!("{}{n}", w.flow), *n - 1, kind, 1))
+            }
+            s => Some(s),
+        })
+        .collect()
+}
+
+/// A long import checks only the flows each step wrote (`Loader`); every flow after a `receive` or a power cut.
+/// On random histories under every consumer, with and without those steps, it must name the same first red step
+/// as a check of every flow after every step.
+#[test]
+fn an_import_finds_the_badge_red_at_the_same_step_as_a_full_check() {
+    use outbox_core::playground::{Playground, Replay};
+    use outbox_core::rule::{Rule, RuleEffect};
+    let by_arrival = Rule::new(
+        "SELECT event_id, 'apply' FROM waiting WHERE state = 'pending' ORDER BY arrival",
+        RuleEffect::Inside,
+    )
+    .expect("the rule is accepted");
+    let mut setups: Vec<ConsumerSetup> = [
+        Ordering::Strict,
+        Ordering::DedupeOnly,
+        Ordering::GreaterThan,
+        Ordering::SkipBlocked,
+        Ordering::EffectOutsideTx,
+    ]
+    .into_iter()
+    .map(|o| ConsumerSetup::builtin(o, false))
+    .collect();
+    setups.push(ConsumerSetup::with_rule(by_arrival, false));
+    let pg = Playground::new(ConsumerSetup::default()).expect("databases open");
+    let mut runner = TestRunner::deterministic();
+    let strategy = history();
+    let (mut red, mut cheap) = (0, 0);
+    for n in 0..300 {
+        let mut steps = strategy.new_tree(&mut runner).expect("generate").current();
+        // Two thirds without the steps that check every flow; one of them with only legal advances (no unsafe
+        // dual write, which turns most histories red at once), so that relays out of order break the wrong turns.
+        if n % 3 > 0 {
+            steps.retain(|s| !matches!(s, Step::Receive { .. } | Step::PowerCut { .. }));
+            cheap += 1;
+        }
+        if n % 3 == 2 {
+            steps = legal_advances(steps);
+        }
+        for setup in &setups {
+            let trace = Trace::new(setup.clone(), steps.clone());
+            let mut loader = pg.loader(trace.clone()).expect("a loader");
+            while !loader.step_once().expect("a step") {}
+            let loaded = loader.finish().over(&pg);
+            let want = first_red(setup, &steps);
+            red += usize::from(want.is_some());
+            assert_eq!(
+                loaded.broke_at,
+                want,
+                "the import's first red step differs from a full check's under {:?}:\n{}",
+                setup.ordering,
+                trace.to_json_pretty().unwrap()
+            );
+        }
+    }
+    println!(
+        "{red} of {} imports turned red ({cheap} histories without receive or power cut)",
+        300 * setups.len()
+    );
+    assert!(
+        red > 100,
+        "the comparison must see red badges, not only green ones"
+    );
+}

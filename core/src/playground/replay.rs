@@ -5,8 +5,9 @@
 //! reader's settings changed meanwhile ([`Replayed::over`]).
 
 use super::{Databases, Entry, Playground};
+use crate::protocol::Outcome;
 use crate::protocol::{Snapshot, SqlLine};
-use crate::trace::{Session, Step, Trace};
+use crate::trace::{Session, Step, StepReport, Trace};
 use std::rc::Rc;
 
 /// A replay run a slice at a time.
@@ -154,6 +155,13 @@ impl Replay for Loader {
         if let Some(flow) = step.flow() {
             fresh.add_flow(flow);
         }
+        // What `process_all` can write, read before it runs (a crash then stops it anywhere among them).
+        let waiting = match step {
+            Step::ProcessAll { .. } if fresh.broke_at.is_none() => {
+                Some(fresh.session.get()?.flows_waiting()?)
+            }
+            _ => None,
+        };
         let mut report = fresh.session.get()?.step(step);
         // The SQL panel shows the last step's; each step keeps its own (the diagram shows it on hover) unless
         // the trace is long, which must not keep every statement.
@@ -163,9 +171,18 @@ impl Replay for Loader {
             std::mem::take(&mut report.sql)
         });
         // The first step after which the badge turns red, found as the replay goes (in its slices), reading the
-        // rows only after a step that can change what it checks.
+        // rows only after a step that can change what it checks, and only the flows it wrote: every flow after
+        // every step made a 10,000-step import take flows × rows.
         if fresh.broke_at.is_none() && step.may_break_badge() {
-            let holds = fresh.session.get()?.check_badge().map(|i| i.holds);
+            let session = fresh.session.get()?;
+            let holds = match written_flows(step, &report, waiting, &session)? {
+                Some(flows) if flows.is_empty() => Ok(true),
+                Some(flows) => {
+                    let flows: Vec<&str> = flows.iter().map(String::as_str).collect();
+                    session.check_badge_of(&flows).map(|i| i.holds)
+                }
+                None => session.check_badge().map(|i| i.holds),
+            };
             if holds == Ok(false) {
                 fresh.broke_at = Some(self.next);
             }
@@ -209,6 +226,28 @@ impl Replay for Loader {
             base: self.base,
         }
     }
+}
+
+/// The flows whose rows `step` may have written: its own flow, a relay's event's, for `process_all` the flows
+/// `waiting` before it. `None` (every flow, then) for a power cut, a `receive`, and a relay whose crash hides
+/// its event.
+fn written_flows(
+    step: &Step,
+    report: &StepReport,
+    waiting: Option<Vec<String>>,
+    session: &Session,
+) -> Result<Option<Vec<String>>, String> {
+    Ok(match step {
+        Step::UnsafeDualWrite(w) => Some(vec![w.flow.clone()]),
+        Step::Apply { flow, .. } => Some(vec![flow.clone()]),
+        Step::Relay { event_id, .. } => match report.relayed.as_deref().or(event_id.as_deref()) {
+            Some(id) => Some(session.flow_of_event(id)?.into_iter().collect()),
+            None if report.result == Outcome::IDLE => Some(Vec::new()),
+            None => None,
+        },
+        Step::ProcessAll { .. } => waiting,
+        _ => None,
+    })
 }
 
 impl Playground {

@@ -249,6 +249,23 @@ impl Session {
         ))
     }
 
+    /// The badge's check of `flows` alone: what [`Session::check_badge`] says of these flows, when no event id
+    /// names events of two flows (an event from outside the producer, `receive`, can).
+    pub fn check_badge_of(&self, flows: &[&str]) -> Result<Invariant, String> {
+        let rows = self.system.rows_of_flows(flows).map_err(stop_message)?;
+        Ok(protocol::invariant::check_with_loss(&rows))
+    }
+
+    /// See [`System::flows_waiting`].
+    pub fn flows_waiting(&self) -> Result<Vec<String>, String> {
+        self.system.flows_waiting().map_err(stop_message)
+    }
+
+    /// The flow of the outbox row `event_id`, if there is one.
+    pub fn flow_of_event(&self, event_id: &str) -> Result<Option<String>, String> {
+        self.system.flow_of_event(event_id).map_err(stop_message)
+    }
+
     /// Both databases' committed tables.
     pub fn snapshot(&self) -> Result<Snapshot, String> {
         self.system.snapshot().map_err(stop_message)

@@ -151,41 +151,16 @@ impl System {
         } else {
             "SELECT event_id, flow_id, seq, state, reason, '', rowid FROM inbox ORDER BY event_id"
         };
-        let inbox = rows(c, inbox_sql, |r| {
-            Ok(InboxRow {
-                event_id: r.get(0)?,
-                flow_id: r.get(1)?,
-                seq: r.get(2)?,
-                state: r.get(3)?,
-                reason: r.get(4)?,
-                body: r.get(5)?,
-                arrival: r.get(6)?,
-            })
-        })?;
+        let inbox = rows(c, inbox_sql, inbox_row)?;
         let projection = rows(
             c,
             "SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id",
-            |r| {
-                Ok(ProjectionRow {
-                    flow_id: r.get(0)?,
-                    last_seq: r.get(1)?,
-                    state: r.get(2)?,
-                    held: r.get(3)?,
-                })
-            },
+            projection_row,
         )?;
         let effect = rows(
             c,
             "SELECT event_id, flow_id, seq, kind, held FROM effect ORDER BY id",
-            |r| {
-                Ok(EffectRow {
-                    event_id: r.get(0)?,
-                    flow_id: r.get(1)?,
-                    seq: r.get(2)?,
-                    kind: r.get(3)?,
-                    held: r.get(4)?,
-                })
-            },
+            effect_row,
         )?;
         Ok(ConsumerTables {
             support_v2: self.config.support_v2,
@@ -231,14 +206,7 @@ impl System {
         let flow = rows(
             p,
             "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
-            |r| {
-                Ok(FlowRow {
-                    flow_id: r.get(0)?,
-                    seq: r.get(1)?,
-                    state: r.get(2)?,
-                    amount: r.get(3)?,
-                })
-            },
+            flow_row,
         )?;
         let outbox = rows(
             p,
@@ -247,21 +215,170 @@ impl System {
             } else {
                 "SELECT event_id, flow_id, seq, '', accepted FROM outbox ORDER BY event_id"
             },
-            |r| {
-                Ok(OutboxRow {
-                    event_id: r.get(0)?,
-                    flow_id: r.get(1)?,
-                    seq: r.get(2)?,
-                    body: r.get(3)?,
-                    accepted: r.get(4)?,
-                })
-            },
+            outbox_row,
         )?;
         Ok(Snapshot {
             producer: ProducerTables { flow, outbox },
             consumer: self.consumer_tables(bodies)?,
         })
     }
+}
+
+impl System {
+    /// The committed rows, bodies left out, of `flows` only: what the badge checks of the flows a step wrote
+    /// (a long import checks these, not every flow, after each step), in indexed reads. `effect` has no index
+    /// on `flow_id`, so a flow's effects are found by its inbox rows' event ids: an effect is written by applying
+    /// an inbox row, and the two commit together or the inbox row first.
+    pub fn rows_of_flows(&self, flows: &[&str]) -> Result<Snapshot, Stop> {
+        let (p, c) = (&self.producer_disk, &self.consumer_disk);
+        let mut s = Snapshot {
+            producer: ProducerTables {
+                flow: Vec::new(),
+                outbox: Vec::new(),
+            },
+            consumer: ConsumerTables {
+                support_v2: self.config.support_v2,
+                inbox: Vec::new(),
+                projection: Vec::new(),
+                effect: Vec::new(),
+            },
+        };
+        fn read<T>(
+            conn: &Connection,
+            sql: &str,
+            flow: &str,
+            map: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+            into: &mut Vec<T>,
+        ) -> Result<(), Stop> {
+            let mut stmt = conn.prepare_cached(sql)?;
+            for row in stmt.query_map([flow], map)? {
+                into.push(row?);
+            }
+            Ok(())
+        }
+        for &f in flows {
+            let (pr, co) = (&mut s.producer, &mut s.consumer);
+            read(
+                p,
+                "SELECT flow_id, seq, state, amount FROM flow WHERE flow_id = ?1",
+                f,
+                flow_row,
+                &mut pr.flow,
+            )?;
+            read(
+                p,
+                "SELECT event_id, flow_id, seq, '', accepted FROM outbox WHERE flow_id = ?1",
+                f,
+                outbox_row,
+                &mut pr.outbox,
+            )?;
+            read(c, "SELECT event_id, flow_id, seq, state, reason, '', rowid FROM inbox WHERE flow_id = ?1", f, inbox_row, &mut co.inbox)?;
+            read(
+                c,
+                "SELECT flow_id, last_seq, state, held FROM projection WHERE flow_id = ?1",
+                f,
+                projection_row,
+                &mut co.projection,
+            )?;
+            let mut effects = Vec::new();
+            let inbox = co
+                .inbox
+                .iter()
+                .filter(|r| r.flow_id == f)
+                .map(|r| &r.event_id);
+            let mut stmt = c.prepare_cached(
+                "SELECT id, event_id, flow_id, seq, kind, held FROM effect WHERE event_id = ?1",
+            )?;
+            for id in inbox {
+                let mut rows = stmt.query([id])?;
+                while let Some(r) = rows.next()? {
+                    let (row_id, effect) = (r.get::<_, i64>(0)?, effect_row_at(r, 1)?);
+                    if effect.flow_id == f && !effects.iter().any(|(i, _)| *i == row_id) {
+                        effects.push((row_id, effect));
+                    }
+                }
+            }
+            effects.sort_by_key(|(id, _)| *id);
+            co.effect.extend(effects.into_iter().map(|(_, e)| e));
+        }
+        Ok(s)
+    }
+
+    /// The flows with an inbox row not applied: the only flows an apply can write.
+    pub fn flows_waiting(&self) -> Result<Vec<String>, Stop> {
+        rows(
+            &self.consumer_disk,
+            "SELECT DISTINCT flow_id FROM inbox WHERE state <> 'applied'",
+            |r| r.get(0),
+        )
+    }
+
+    /// The flow of the outbox row `event_id`, if there is one.
+    pub fn flow_of_event(&self, event_id: &str) -> Result<Option<String>, Stop> {
+        let mut stmt = self
+            .producer_disk
+            .prepare_cached("SELECT flow_id FROM outbox WHERE event_id = ?1")?;
+        let mut rows = stmt.query([event_id])?;
+        Ok(match rows.next()? {
+            Some(r) => Some(r.get(0)?),
+            None => None,
+        })
+    }
+}
+
+fn flow_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FlowRow> {
+    Ok(FlowRow {
+        flow_id: r.get(0)?,
+        seq: r.get(1)?,
+        state: r.get(2)?,
+        amount: r.get(3)?,
+    })
+}
+
+fn outbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutboxRow> {
+    Ok(OutboxRow {
+        event_id: r.get(0)?,
+        flow_id: r.get(1)?,
+        seq: r.get(2)?,
+        body: r.get(3)?,
+        accepted: r.get(4)?,
+    })
+}
+
+fn inbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InboxRow> {
+    Ok(InboxRow {
+        event_id: r.get(0)?,
+        flow_id: r.get(1)?,
+        seq: r.get(2)?,
+        state: r.get(3)?,
+        reason: r.get(4)?,
+        body: r.get(5)?,
+        arrival: r.get(6)?,
+    })
+}
+
+fn projection_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ProjectionRow> {
+    Ok(ProjectionRow {
+        flow_id: r.get(0)?,
+        last_seq: r.get(1)?,
+        state: r.get(2)?,
+        held: r.get(3)?,
+    })
+}
+
+fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EffectRow> {
+    effect_row_at(r, 0)
+}
+
+/// An effect row from the row's columns `at` on.
+fn effect_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<EffectRow> {
+    Ok(EffectRow {
+        event_id: r.get(at)?,
+        flow_id: r.get(at + 1)?,
+        seq: r.get(at + 2)?,
+        kind: r.get(at + 3)?,
+        held: r.get(at + 4)?,
+    })
 }
 
 /// Makes a keyed table hold `to` instead of `from`: deletes the keys `to` lacks, writes the rows that differ.
