@@ -155,7 +155,7 @@ impl Replay for Loader {
         if let Some(flow) = step.flow() {
             fresh.add_flow(flow);
         }
-        // What `process_all` can write, read before it runs (a crash then stops it anywhere among them).
+        // What `process_all` can write, read before it runs: the flows with an event not applied.
         let waiting = match step {
             Step::ProcessAll { .. } if fresh.broke_at.is_none() => {
                 Some(fresh.session.get()?.flows_waiting()?)
@@ -229,8 +229,8 @@ impl Replay for Loader {
 }
 
 /// The flows whose rows `step` may have written: its own flow, a relay's event's, for `process_all` the flows
-/// `waiting` before it. `None` (every flow, then) for a power cut, a `receive`, and a relay whose crash hides
-/// its event.
+/// `waiting` before it that it visited (all of `waiting` when it crashed). `None` (every flow, then) for a power
+/// cut, a `receive`, and a relay whose crash hides its event.
 fn written_flows(
     step: &Step,
     report: &StepReport,
@@ -245,7 +245,18 @@ fn written_flows(
             None if report.result == Outcome::IDLE => Some(Vec::new()),
             None => None,
         },
-        Step::ProcessAll { .. } => waiting,
+        // The flows it visited (a few when its limit stops it) that had something to apply (a few when the
+        // previous one applied all): each set alone can be every flow.
+        Step::ProcessAll { .. } => match (&report.flows, waiting) {
+            (Some(visited), Some(waiting)) => Some(
+                waiting
+                    .into_iter()
+                    .filter(|f| visited.contains_key(f))
+                    .collect(),
+            ),
+            (None, waiting) => waiting,
+            (Some(_), None) => None,
+        },
         _ => None,
     })
 }

@@ -151,16 +151,41 @@ impl System {
         } else {
             "SELECT event_id, flow_id, seq, state, reason, '', rowid FROM inbox ORDER BY event_id"
         };
-        let inbox = rows(c, inbox_sql, inbox_row)?;
+        let inbox = rows(c, inbox_sql, |r| {
+            Ok(InboxRow {
+                event_id: r.get(0)?,
+                flow_id: r.get(1)?,
+                seq: r.get(2)?,
+                state: r.get(3)?,
+                reason: r.get(4)?,
+                body: r.get(5)?,
+                arrival: r.get(6)?,
+            })
+        })?;
         let projection = rows(
             c,
             "SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id",
-            projection_row,
+            |r| {
+                Ok(ProjectionRow {
+                    flow_id: r.get(0)?,
+                    last_seq: r.get(1)?,
+                    state: r.get(2)?,
+                    held: r.get(3)?,
+                })
+            },
         )?;
         let effect = rows(
             c,
             "SELECT event_id, flow_id, seq, kind, held FROM effect ORDER BY id",
-            effect_row,
+            |r| {
+                Ok(EffectRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    kind: r.get(3)?,
+                    held: r.get(4)?,
+                })
+            },
         )?;
         Ok(ConsumerTables {
             support_v2: self.config.support_v2,
@@ -206,7 +231,14 @@ impl System {
         let flow = rows(
             p,
             "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
-            flow_row,
+            |r| {
+                Ok(FlowRow {
+                    flow_id: r.get(0)?,
+                    seq: r.get(1)?,
+                    state: r.get(2)?,
+                    amount: r.get(3)?,
+                })
+            },
         )?;
         let outbox = rows(
             p,
@@ -215,7 +247,15 @@ impl System {
             } else {
                 "SELECT event_id, flow_id, seq, '', accepted FROM outbox ORDER BY event_id"
             },
-            outbox_row,
+            |r| {
+                Ok(OutboxRow {
+                    event_id: r.get(0)?,
+                    flow_id: r.get(1)?,
+                    seq: r.get(2)?,
+                    body: r.get(3)?,
+                    accepted: r.get(4)?,
+                })
+            },
         )?;
         Ok(Snapshot {
             producer: ProducerTables { flow, outbox },
@@ -227,8 +267,8 @@ impl System {
 impl System {
     /// The committed rows, bodies left out, of `flows` only: what the badge checks of the flows a step wrote
     /// (a long import checks these, not every flow, after each step), in indexed reads. `effect` has no index
-    /// on `flow_id`, so a flow's effects are found by its inbox rows' event ids: an effect is written by applying
-    /// an inbox row, and the two commit together or the inbox row first.
+    /// on `flow_id`, so a flow's effects are read through its inbox rows' event ids: an effect is written by
+    /// applying an inbox row, and the two commit together or the inbox row first.
     pub fn rows_of_flows(&self, flows: &[&str]) -> Result<Snapshot, Stop> {
         let (p, c) = (&self.producer_disk, &self.consumer_disk);
         let mut s = Snapshot {
@@ -280,26 +320,7 @@ impl System {
                 projection_row,
                 &mut co.projection,
             )?;
-            let mut effects = Vec::new();
-            let inbox = co
-                .inbox
-                .iter()
-                .filter(|r| r.flow_id == f)
-                .map(|r| &r.event_id);
-            let mut stmt = c.prepare_cached(
-                "SELECT id, event_id, flow_id, seq, kind, held FROM effect WHERE event_id = ?1",
-            )?;
-            for id in inbox {
-                let mut rows = stmt.query([id])?;
-                while let Some(r) = rows.next()? {
-                    let (row_id, effect) = (r.get::<_, i64>(0)?, effect_row_at(r, 1)?);
-                    if effect.flow_id == f && !effects.iter().any(|(i, _)| *i == row_id) {
-                        effects.push((row_id, effect));
-                    }
-                }
-            }
-            effects.sort_by_key(|(id, _)| *id);
-            co.effect.extend(effects.into_iter().map(|(_, e)| e));
+            read(c, "SELECT event_id, flow_id, seq, kind, held FROM effect WHERE flow_id = ?1 AND event_id IN (SELECT event_id FROM inbox WHERE flow_id = ?1) ORDER BY id", f, effect_row, &mut co.effect)?;
         }
         Ok(s)
     }
@@ -367,17 +388,12 @@ fn projection_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ProjectionRow> {
 }
 
 fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EffectRow> {
-    effect_row_at(r, 0)
-}
-
-/// An effect row from the row's columns `at` on.
-fn effect_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<EffectRow> {
     Ok(EffectRow {
-        event_id: r.get(at)?,
-        flow_id: r.get(at + 1)?,
-        seq: r.get(at + 2)?,
-        kind: r.get(at + 3)?,
-        held: r.get(at + 4)?,
+        event_id: r.get(0)?,
+        flow_id: r.get(1)?,
+        seq: r.get(2)?,
+        kind: r.get(3)?,
+        held: r.get(4)?,
     })
 }
 
