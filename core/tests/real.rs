@@ -5,7 +5,8 @@
 #![cfg(unix)]
 
 use outbox_core::protocol::Boundary;
-use outbox_core::real::crash::{steps_to, Visible};
+use outbox_core::real::crash::Visible;
+use outbox_core::real::steps::steps_to;
 use outbox_core::real::{Error, Flags, Rng};
 use outbox_core::trace::{ConsumerSetup, Session};
 

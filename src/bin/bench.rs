@@ -12,7 +12,7 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
-    use outbox_core::checker::{Config, Search};
+    use outbox_core::checker::{Config, Search, Verdict};
     use outbox_core::explorer;
     use outbox_core::protocol::{Ordering, Outcome};
     use outbox_core::trace::{ConsumerSetup, Session, Step};
@@ -70,7 +70,7 @@ mod native {
         let mut search = Search::new(Config::default())
             .expect("the default configuration")
             .with_threads(threads);
-        let holds = matches!(search.finish(), Ok(v) if v.word() == "holds");
+        let holds = matches!(search.finish(), Ok(Verdict::Holds));
         assert!(holds, "the default configuration holds");
         (
             t0.elapsed().as_secs_f64() * 1000.0,

@@ -5,39 +5,12 @@
 //! the files and compares what is visible with §8's table, then runs recovery in another fresh process and
 //! checks what the article promises after it: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
 
-use super::{create_files, read_files, worker, Error, Flags, Run, EXIT_CODE};
+use super::{create_files, read_files, worker_command, Error, Flags, Run, EXIT_CODE};
 use crate::protocol::{Boundary, Ordering, Snapshot};
-use crate::trace::Step;
 use serde_json::Value;
 use std::fmt;
 use std::io::Write;
 use std::process::Stdio;
-
-/// The steps a worker runs for `boundary`: the first step of flow A — produce A1, relay it, apply it — as far
-/// as the step that crosses the boundary, which carries `crash_at`.
-pub fn steps_to(boundary: Boundary) -> Vec<Step> {
-    use Boundary::*;
-    let mut steps = vec![Step::advance("A", "A1", 0, "reserved", 1)];
-    match boundary {
-        ProducerAfterState | ProducerAfterOutbox | ProducerAfterCommit => {}
-        ReceiveAfterInsert | ReceiveAfterCommit | RelayAfterMark | RelayAfterMarkCommit => {
-            steps.push(Step::relay(Some("A1")))
-        }
-        ApplyAfterProjection | ApplyAfterEffect | ApplyAfterCommit => {
-            steps.push(Step::relay(Some("A1")));
-            steps.push(Step::apply("A"));
-        }
-    }
-    if let Some(last) = steps.pop() {
-        steps.push(last.with_crash_at(Some(boundary)));
-    }
-    steps
-}
-
-/// What recovery resubmits before it resends and processes: the same transition, A1 `reserved`.
-pub fn recovery() -> Vec<Step> {
-    vec![Step::advance("A", "A1", 0, "reserved", 1)]
-}
 
 /// What a fresh process sees of flow A in both files.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -226,7 +199,7 @@ fn run_boundary(
     create_files(&dir)?;
     let dir_text = dir.to_string_lossy().into_owned();
 
-    let crashed = worker(&["crash", &dir_text, boundary.name(), consumer.name()])?
+    let crashed = worker_command(&["crash", &dir_text, boundary.name(), consumer.name()])?
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()?;
@@ -240,7 +213,7 @@ fn run_boundary(
     };
     let before = Visible::of(&read_files(&dir)?);
 
-    let recovered = worker(&["recover", &dir_text, consumer.name()])?
+    let recovered = worker_command(&["recover", &dir_text, consumer.name()])?
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()?;

@@ -7,10 +7,12 @@
 //! parent then reopens the files and looks at what survived. There is no second implementation of the
 //! protocol: the workers run the very producer, relay and consumer the page runs.
 
+pub mod checks;
 pub mod crash;
 pub mod power;
 pub mod race;
 pub mod soak;
+pub mod steps;
 pub mod unsynced;
 pub mod worker;
 
@@ -32,6 +34,14 @@ pub fn store() -> Store {
     Store::Files {
         busy_timeout: BUSY_TIMEOUT,
         power: None,
+    }
+}
+
+/// The files through the layer, with `synchronous` as asked.
+pub fn power_store(synchronous: crate::protocol::Synchronous) -> Store {
+    Store::Files {
+        busy_timeout: BUSY_TIMEOUT,
+        power: Some(synchronous),
     }
 }
 
@@ -201,8 +211,8 @@ pub fn command(name: &str, args: &[String]) -> std::process::ExitCode {
     }
 }
 
-/// This binary, as a worker: `experiments worker ARGS…`.
-pub fn worker(args: &[&str]) -> Result<Command, Error> {
+/// This binary, as a worker (`worker.rs`): `experiments worker ARGS…`, for a job to start.
+pub fn worker_command(args: &[&str]) -> Result<Command, Error> {
     let exe = std::env::current_exe()?;
     let mut command = Command::new(exe);
     command.arg("worker").args(args);

@@ -6,25 +6,19 @@
 //! in the inbox), and every step a worker was told had committed. At the end one fresh process recovers and
 //! the parent checks completion, as `soak` does. Exit 0 when nothing was lost, 1 when something was.
 
-use super::soak::{check_completion, check_invariant, check_transitions, final_recovery, verdict};
-use super::{read_files, unsynced, worker, Error, Flags, Rng, Run, BUSY_TIMEOUT};
-use crate::protocol::db::Store;
+use super::checks::{
+    check_completion, check_invariant, check_transitions, final_recovery, verdict,
+};
+use super::{read_files, unsynced, worker_command, Error, Flags, Rng, Run};
 use crate::protocol::system::{CONSUMER_FILE, PRODUCER_FILE};
-use crate::protocol::{Outcome, Snapshot, Synchronous};
+use crate::protocol::{Outcome, Receipt, Snapshot, Synchronous};
+use crate::trace::Op;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// The files through the layer, with `synchronous` as asked.
-pub fn store(synchronous: Synchronous) -> Store {
-    Store::Files {
-        busy_timeout: BUSY_TIMEOUT,
-        power: Some(synchronous),
-    }
-}
 
 /// What a worker was told had committed: an advance of this event, or a relay that delivered this event.
 #[derive(Debug)]
@@ -184,7 +178,7 @@ fn run_round(
         let log = log_dir.join(format!("cut-{:05}-worker-{w}.jsonl", round + 1));
         let worker_seed =
             seed.wrapping_mul(1_000_003).wrapping_add(round * 64 + w) % (u64::MAX / 2);
-        let mut command = worker(&[
+        let mut command = worker_command(&[
             "power",
             &db_dir.to_string_lossy(),
             &flows.to_string(),
@@ -255,13 +249,17 @@ fn read_claims(logs: &[(usize, PathBuf)], steps: &mut usize) -> Result<Vec<(usiz
             };
             *steps += 1;
             let outcome = Outcome::from_name(result);
-            match step["op"].as_str() {
-                Some("advance") if outcome == Some(Outcome::COMMITTED) => {
+            match (step["op"].as_str().and_then(Op::from_name), outcome) {
+                (Some(Op::Advance), Some(Outcome::COMMITTED)) => {
                     if let Some(id) = step["event_id"].as_str() {
                         claims.push((*w, Claim::Committed(id.to_owned())));
                     }
                 }
-                Some("relay") if matches!(result, "accepted" | "duplicate") => {
+                // A duplicate is delivered too: the inbox held it already.
+                (
+                    Some(Op::Relay),
+                    Some(Outcome::Received(Receipt::Accepted | Receipt::Duplicate)),
+                ) => {
                     if let Some(id) = v["relayed"].as_str() {
                         claims.push((*w, Claim::Delivered(id.to_owned())));
                     }

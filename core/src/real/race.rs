@@ -3,30 +3,16 @@
 //! they all share; the parent closes it, and all of them run their step at the same moment. SQLite's write
 //! lock (`BEGIN IMMEDIATE`) is all that orders them.
 
-use super::{create_files, read_files, worker, Error, Flags, Run};
+use super::steps::Scenario;
+use super::{create_files, read_files, worker_command, Error, Flags, Run};
 use crate::protocol::invariant;
-use crate::protocol::{AdvanceResult, Event, Outcome, Receipt, Snapshot};
-use crate::trace::{Session, Step};
+use crate::protocol::{AdvanceResult, Outcome, Receipt, Snapshot};
+use crate::trace::Session;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::Stdio;
-
-words! {
-    pub enum Scenario {
-        /// Six produce the same event A1: one `committed`, five `existing`.
-        SameEvent = "produce_same_event",
-        /// Six produce six new ids, all at `expected_seq=0`: one `committed`, five `stale`.
-        NewIds = "produce_new_ids",
-        /// Six receive the same event: one `accepted`, five `duplicate`, one inbox row.
-        Receive = "receive_same_event",
-        /// Six apply the same flow of three pending events: one effect per event, in order.
-        Apply = "apply_same_flow",
-        /// Six relays of the same unaccepted row: one `accepted`, the rest `duplicate` or `idle`.
-        Relay = "relay_same_row",
-    }
-}
 
 impl Scenario {
     fn title(self) -> &'static str {
@@ -36,36 +22,6 @@ impl Scenario {
             Scenario::Receive => "receive the same event A1",
             Scenario::Apply => "apply flow A (A1, A2, A3 pending)",
             Scenario::Relay => "relay the unaccepted row A1",
-        }
-    }
-
-    /// What the round's files hold before the processes start.
-    fn setup(self) -> Vec<Step> {
-        match self {
-            Scenario::SameEvent | Scenario::NewIds | Scenario::Receive => vec![],
-            Scenario::Apply => vec![
-                Step::advance("A", "A1", 0, "reserved", 1),
-                Step::advance("A", "A2", 1, "confirmed", 1),
-                Step::advance("A", "A3", 2, "released", 1),
-                Step::relay(None),
-                Step::relay(None),
-                Step::relay(None),
-            ],
-            Scenario::Relay => vec![Step::advance("A", "A1", 0, "reserved", 1)],
-        }
-    }
-
-    /// The one step process `index` runs.
-    pub fn step(self, index: u64) -> Step {
-        match self {
-            Scenario::SameEvent => Step::advance("A", "A1", 0, "reserved", 1),
-            Scenario::NewIds => Step::advance("A", &format!("A1-p{index}"), 0, "reserved", 1),
-            Scenario::Receive => Step::Receive {
-                event: a1().to_json(),
-                crash_at: None,
-            },
-            Scenario::Apply => Step::process_all(None),
-            Scenario::Relay => Step::relay(None),
         }
     }
 
@@ -161,13 +117,6 @@ impl Scenario {
         );
         problems
     }
-}
-
-fn a1() -> Event {
-    let payload = crate::trace::schema_payload(1);
-    // The article's A1; its fields are within every bound, so this cannot fail.
-    Event::new("A1", "A", 1, "reserved", 1, payload)
-        .unwrap_or_else(|e| unreachable!("A1 is valid: {e}"))
 }
 
 /// One process's answer in one round.
@@ -284,7 +233,7 @@ fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outco
     let (gun, trigger) = std::io::pipe()?;
     let mut children = super::Children::default();
     for index in 0..processes {
-        let child = worker(&["race", &dir_text, scenario.name(), &index.to_string()])?
+        let child = worker_command(&["race", &dir_text, scenario.name(), &index.to_string()])?
             .stdin(Stdio::from(gun.try_clone()?))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -1,5 +1,6 @@
-use super::{a1, Outcome1, Scenario};
+use super::{Outcome1, Scenario};
 use crate::protocol::{Outcome, Snapshot};
+use crate::real::steps::a1;
 use crate::trace::{ConsumerSetup, Step};
 
 use crate::real::after;

@@ -3,91 +3,17 @@
 //! random workers with SIGKILL at random moments and starts new ones. At the end, one fresh process recovers
 //! (resubmit, resend, process) and the parent checks the invariant, that nothing was lost, and completion.
 
-use super::{read_files, worker, Error, Flags, Rng, Run};
-use crate::protocol::db::open_in;
-use crate::protocol::{invariant, Snapshot, WriteMode, KINDS};
-use crate::trace::Step;
-use rusqlite::Connection;
+use super::checks::{
+    check_accepted, check_completion, check_invariant, check_transitions, final_recovery, verdict,
+};
+use super::{read_files, worker_command, Error, Flags, Rng, Run};
+use crate::protocol::WriteMode;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-/// Flow `n` of the soak: `F0`, `F1`, …
-pub fn flow_name(n: u64) -> String {
-    format!("F{n}")
-}
-
-/// The event a flow commits at `seq` (1-based): `F3.2` is flow F3's second.
-fn event_id(flow: &str, seq: i64) -> String {
-    format!("{flow}.{seq}")
-}
-
-/// The next transition of `flow` when its committed seq is `seq` (< 3): `advance` at `expected_seq = seq`.
-pub fn produce(flow: &str, seq: i64) -> Step {
-    let kind = KINDS.get(seq as usize).copied().unwrap_or("released");
-    Step::advance(flow, &event_id(flow, seq + 1), seq, kind, 1)
-}
-
-/// A worker's view of each flow's committed seq, read before it produces — as a client reads the state it
-/// is about to change. Another process may move the flow on first; the producer then answers `stale`.
-pub struct SeqReader {
-    conn: Connection,
-}
-
-impl SeqReader {
-    pub fn open(dir: &Path) -> Result<SeqReader, String> {
-        SeqReader::open_in(dir, super::store())
-    }
-
-    /// The same through `store` (the power run's workers read through the layer they write through).
-    pub fn open_in(dir: &Path, store: crate::protocol::db::Store) -> Result<SeqReader, String> {
-        let path = dir.join(crate::protocol::system::PRODUCER_FILE);
-        let conn = open_in(&path.to_string_lossy(), store)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(SeqReader { conn })
-    }
-
-    /// The flow's committed seq (0 when it has no row yet, or when the read itself fails).
-    pub fn seq(&mut self, flow: &str) -> i64 {
-        self.conn
-            .prepare_cached("SELECT seq FROM flow WHERE flow_id=?")
-            .and_then(|mut s| s.query_row([flow], |r| r.get(0)))
-            .unwrap_or(0)
-    }
-}
-
-/// One random step: produce the next event of a flow (or resubmit its last one once it is done), a default
-/// relay, a resend of an event already produced, an apply, or a short `process_all`.
-pub fn random_step(rng: &mut Rng, flows: u64, seqs: &mut SeqReader, producer: WriteMode) -> Step {
-    let flow = flow_name(rng.below(flows));
-    match rng.below(100) {
-        0..=29 => {
-            let seq = seqs.seq(&flow);
-            if seq < KINDS.len() as i64 {
-                let step = produce(&flow, seq);
-                if producer == WriteMode::UnsafeDualWrite && rng.below(10) == 0 {
-                    step.into_unsafe_dual_write()
-                } else {
-                    step
-                }
-            } else {
-                // A client retrying a transition that already went through: `existing`.
-                produce(&flow, seq - 1)
-            }
-        }
-        30..=54 => Step::relay(None),
-        55..=64 => match seqs.seq(&flow) {
-            0 => Step::relay(None),
-            seq => Step::relay(Some(&event_id(&flow, 1 + rng.below(seq as u64) as i64))),
-        },
-        65..=89 => Step::apply(&flow),
-        _ => Step::process_all(Some(20)),
-    }
-}
 
 struct Worker {
     child: Child,
@@ -140,7 +66,7 @@ pub fn main(args: &[String]) -> Run {
         *started += 1;
         let log = log_dir.join(format!("worker-{number:05}.jsonl"));
         let err = File::create(log_dir.join(format!("worker-{number:05}.stderr")))?;
-        let child = worker(&[
+        let child = worker_command(&[
             "soak",
             &db_dir.to_string_lossy(),
             &flows.to_string(),
@@ -272,36 +198,6 @@ pub fn main(args: &[String]) -> Run {
     Ok(false)
 }
 
-/// One fresh process recovers (resubmit, resend until idle, process everything); what the files hold after.
-pub(super) fn final_recovery(
-    db_dir: &Path,
-    flows: u64,
-    out: &mut impl Write,
-    problems: &mut Vec<String>,
-) -> Result<Snapshot, Error> {
-    let finish = worker(&["finish", &db_dir.to_string_lossy(), &flows.to_string()])?
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()?;
-    if !finish.status.success() {
-        problems.push(format!("the final recovery failed: {}", finish.status));
-    }
-    let _ = writeln!(
-        out,
-        "final recovery (one fresh process): {}",
-        summarize(&finish.stdout)
-    );
-    read_files(db_dir)
-}
-
-pub(super) fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "holds"
-    } else {
-        "VIOLATED"
-    }
-}
-
 /// From every worker's log: steps that finished (a result line), how many of them answered `busy`, and how
 /// many workers died inside a step (their last line is a step without its result).
 fn count_steps(log_dir: &Path) -> Result<(u64, u64, u64), Error> {
@@ -329,104 +225,6 @@ fn count_steps(log_dir: &Path) -> Result<(u64, u64, u64), Error> {
         inside += u64::from(open_step);
     }
     Ok((steps, busy, inside))
-}
-
-/// The final recovery's results, counted by op and result word.
-pub(super) fn summarize(stdout: &[u8]) -> String {
-    let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
-    let mut applied = 0;
-    for line in String::from_utf8_lossy(stdout).lines() {
-        if let Ok(v) = serde_json::from_str::<Value>(line) {
-            let op = v["op"].as_str().unwrap_or("?").to_owned();
-            let result = v["result"].as_str().unwrap_or("?").to_owned();
-            applied += v["applied"].as_u64().unwrap_or(0);
-            *counts.entry((op, result)).or_default() += 1;
-        }
-    }
-    let mut parts: Vec<String> = counts
-        .into_iter()
-        .map(|((op, result), n)| format!("{op} {result} ×{n}"))
-        .collect();
-    parts.push(format!("{applied} events applied"));
-    parts.join(", ")
-}
-
-pub(super) fn check_invariant(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
-    for v in invariant::check(s).violations {
-        problems.push(format!("invariant, {when}: {v}"));
-    }
-}
-
-/// No committed transition without its event: every flow's seq equals its number of outbox rows, and every
-/// row the outbox says the consumer accepted is in the inbox.
-pub(super) fn check_transitions(s: &Snapshot, when: &str, problems: &mut Vec<String>) {
-    let mut rows: BTreeMap<&str, i64> = BTreeMap::new();
-    for r in &s.producer.outbox {
-        *rows.entry(r.flow_id.as_str()).or_default() += 1;
-    }
-    for f in &s.producer.flow {
-        let n = rows.get(f.flow_id.as_str()).copied().unwrap_or(0);
-        if n != f.seq {
-            problems.push(format!(
-                "lost, {when}: flow {} committed seq {} but has {n} outbox rows",
-                f.flow_id, f.seq
-            ));
-        }
-    }
-    let inbox: BTreeSet<&str> = s
-        .consumer
-        .inbox
-        .iter()
-        .map(|r| r.event_id.as_str())
-        .collect();
-    for r in s.producer.outbox.iter().filter(|r| r.accepted == 1) {
-        if !inbox.contains(r.event_id.as_str()) {
-            problems.push(format!(
-                "lost, {when}: {} is marked accepted but the inbox does not hold it",
-                r.event_id
-            ));
-        }
-    }
-}
-
-/// After the final resend, nothing is left unacknowledged.
-pub(super) fn check_accepted(s: &Snapshot, problems: &mut Vec<String>) {
-    for r in s.producer.outbox.iter().filter(|r| r.accepted != 1) {
-        problems.push(format!(
-            "after recovery, {} is still not accepted",
-            r.event_id
-        ));
-    }
-}
-
-/// Every flow produced in full and applied exactly once per event, in order.
-pub(super) fn check_completion(s: &Snapshot, flows: u64, problems: &mut Vec<String>) {
-    let mut effects: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for e in &s.consumer.effect {
-        effects
-            .entry(e.flow_id.as_str())
-            .or_default()
-            .push(e.kind.as_str());
-    }
-    let projections: BTreeMap<&str, (i64, &str, i64)> = s
-        .consumer
-        .projection
-        .iter()
-        .map(|p| (p.flow_id.as_str(), (p.last_seq, p.state.as_str(), p.held)))
-        .collect();
-    for n in 0..flows {
-        let flow = flow_name(n);
-        let projection = projections.get(flow.as_str());
-        let kinds = effects
-            .get(flow.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        if projection != Some(&(3, "released", 0)) || kinds != KINDS {
-            problems.push(format!(
-                "incomplete: flow {flow} ends at {projection:?} with effects {kinds:?}"
-            ));
-        }
-    }
 }
 
 #[cfg(test)]

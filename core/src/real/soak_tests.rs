@@ -23,8 +23,10 @@ fn the_logs_say_how_many_steps_finished_and_how_many_kills_landed_inside_one() {
 
 /// Flow F0 produced in full, and flow F1 to `f1` transitions; everything relayed and applied.
 fn flows(f1: i64) -> Vec<Step> {
-    let mut steps: Vec<Step> = (0..3).map(|seq| super::produce("F0", seq)).collect();
-    steps.extend((0..f1).map(|seq| super::produce("F1", seq)));
+    let mut steps: Vec<Step> = (0..3)
+        .map(|seq| crate::real::steps::produce("F0", seq))
+        .collect();
+    steps.extend((0..f1).map(|seq| crate::real::steps::produce("F1", seq)));
     steps.extend((0..3 + f1).map(|_| Step::relay(None)));
     steps.push(Step::process_all(None));
     steps
@@ -34,7 +36,7 @@ fn flows(f1: i64) -> Vec<Step> {
 fn the_final_checks_name_what_is_missing() {
     let mut problems = Vec::new();
     let partial = after(ConsumerSetup::default(), &flows(1));
-    super::check_completion(&partial, 2, &mut problems);
+    crate::real::checks::check_completion(&partial, 2, &mut problems);
     assert_eq!(
         problems,
         ["incomplete: flow F1 ends at Some((1, \"reserved\", 3)) with effects [\"reserved\"]"]
@@ -42,11 +44,11 @@ fn the_final_checks_name_what_is_missing() {
     // The projection right, an effect twice: still incomplete.
     let mut twice = after(ConsumerSetup::default(), &flows(3));
     let mut problems = Vec::new();
-    super::check_completion(&twice, 2, &mut problems);
+    crate::real::checks::check_completion(&twice, 2, &mut problems);
     assert!(problems.is_empty(), "{problems:?}");
     let again = twice.consumer.effect[0].clone();
     twice.consumer.effect.push(again);
-    super::check_completion(&twice, 2, &mut problems);
+    crate::real::checks::check_completion(&twice, 2, &mut problems);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0]
@@ -55,25 +57,30 @@ fn the_final_checks_name_what_is_missing() {
     );
 
     let mut problems = Vec::new();
-    let unsent = after(ConsumerSetup::default(), &[super::produce("F0", 0)]);
-    super::check_accepted(&unsent, &mut problems);
+    let unsent = after(
+        ConsumerSetup::default(),
+        &[crate::real::steps::produce("F0", 0)],
+    );
+    crate::real::checks::check_accepted(&unsent, &mut problems);
     assert_eq!(problems, ["after recovery, F0.1 is still not accepted"]);
 
     // The dedupe-only consumer's 3, 1, 2 breaks the invariant; the protocol's does not.
-    let mut steps: Vec<Step> = (0..3).map(|seq| super::produce("F0", seq)).collect();
+    let mut steps: Vec<Step> = (0..3)
+        .map(|seq| crate::real::steps::produce("F0", seq))
+        .collect();
     steps.extend(["F0.3", "F0.1", "F0.2"].map(|id| Step::relay(Some(id))));
     let dedupe = ConsumerSetup {
         ordering: crate::protocol::Ordering::DedupeOnly,
         ..ConsumerSetup::default()
     };
     let mut problems = Vec::new();
-    super::check_invariant(
+    crate::real::checks::check_invariant(
         &after(ConsumerSetup::default(), &steps),
         "at the end",
         &mut problems,
     );
     assert!(problems.is_empty(), "{problems:?}");
-    super::check_invariant(&after(dedupe, &steps), "at the end", &mut problems);
+    crate::real::checks::check_invariant(&after(dedupe, &steps), "at the end", &mut problems);
     assert!(
         !problems.is_empty()
             && problems
@@ -93,7 +100,7 @@ fn the_final_recovery_is_summed_by_step_and_answer() {
         "not json",
     ];
     assert_eq!(
-        super::summarize(lines.join("\n").as_bytes()),
+        crate::real::checks::summarize(lines.join("\n").as_bytes()),
         "process_all done ×2, relay accepted ×2, 5 events applied"
     );
 }
@@ -106,12 +113,12 @@ fn the_unsafe_producer_writes_one_transition_in_ten_the_unsafe_way() {
     let dir = std::env::temp_dir().join(format!("outbox-soak-mix-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     crate::real::create_files(&dir).unwrap();
-    let mut seqs = super::SeqReader::open(&dir).unwrap();
+    let mut seqs = crate::real::steps::SeqReader::open(&dir).unwrap();
     let mut count = |producer: WriteMode| {
         let mut rng = crate::real::Rng::new(7);
         let (mut unsafe_writes, mut produced) = (0, 0);
         for _ in 0..3000 {
-            match super::random_step(&mut rng, 4, &mut seqs, producer) {
+            match crate::real::steps::random_step(&mut rng, 4, &mut seqs, producer) {
                 Step::UnsafeDualWrite(_) => {
                     (unsafe_writes, produced) = (unsafe_writes + 1, produced + 1)
                 }

@@ -1,7 +1,8 @@
 //! The child side: `experiments worker JOB …`, started by `crash-real`, `race`, `soak` and `power`, not by hand.
 //! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
 
-use super::{crash, race, soak, store, Rng, EXIT_CODE};
+use super::steps::{self, Scenario};
+use super::{power_store, store, Rng, EXIT_CODE};
 use crate::protocol::{Boundary, Ordering, Outcome, KINDS};
 use crate::trace::{ConsumerSetup, Session, Step, StepReport};
 use serde_json::json;
@@ -100,7 +101,7 @@ fn crash_job(dir: &Path, boundary: &str, consumer_name: &str) -> Result<(), Stri
         Boundary::from_name(boundary).ok_or_else(|| format!("unknown boundary `{boundary}`"))?;
     let mut session = open_as(dir, consumer(consumer_name)?)?;
     session.set_exit_hook(exit_here);
-    for step in crash::steps_to(boundary) {
+    for step in steps::steps_to(boundary) {
         run(&mut session, &step);
     }
     // Still here: the boundary was never reached. The parent sees exit status 0, not 73.
@@ -110,7 +111,7 @@ fn crash_job(dir: &Path, boundary: &str, consumer_name: &str) -> Result<(), Stri
 /// A fresh process recovers from what was committed: resubmit, resend until idle, process.
 fn recover_job(dir: &Path, consumer_name: &str) -> Result<(), String> {
     let mut session = open_as(dir, consumer(consumer_name)?)?;
-    for step in crash::recovery() {
+    for step in steps::recovery() {
         run(&mut session, &step);
     }
     relay_until_idle(&mut session, 16)?;
@@ -136,8 +137,8 @@ fn relay_until_idle(session: &mut Session, most: usize) -> Result<(), String> {
 
 /// Opens the files, says `ready`, waits for the parent to close the shared pipe, then runs one step at once.
 fn race_job(dir: &Path, scenario: &str, index: &str) -> Result<(), String> {
-    let scenario = race::Scenario::from_name(scenario)
-        .ok_or_else(|| format!("unknown scenario `{scenario}`"))?;
+    let scenario =
+        Scenario::from_name(scenario).ok_or_else(|| format!("unknown scenario `{scenario}`"))?;
     let index = number(index, "the process index")?;
     let step = scenario.step(index);
     let mut session = open(dir)?;
@@ -172,13 +173,13 @@ fn soak_job(
     let mut session = open(dir)?;
     // The unsafe dual write's exit is a real one here too.
     session.set_exit_hook(exit_here);
-    let mut seqs = soak::SeqReader::open(dir)?;
+    let mut seqs = steps::SeqReader::open(dir)?;
     let mut rng = Rng::new(seed);
     let mut n = 0u64;
     let parent = std::os::unix::process::parent_id();
     // Until killed; should the parent be gone (re-parented), or the deadline pass, the worker stops by itself.
     while Instant::now() < deadline && std::os::unix::process::parent_id() == parent {
-        let step = soak::random_step(&mut rng, flows, &mut seqs, producer);
+        let step = steps::random_step(&mut rng, flows, &mut seqs, producer);
         write(json!({ "n": n, "step": step }).to_string());
         let report = session.step(&step);
         write(json!({ "n": n, "result": report.result }).to_string());
@@ -204,14 +205,14 @@ fn power_job(
         .ok_or_else(|| format!("unknown synchronous `{synchronous}`"))?;
     let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
     let mut write = step_log(log)?;
-    let store = super::power::store(synchronous);
+    let store = power_store(synchronous);
     let mut session = Session::open_files(ConsumerSetup::default(), dir, store)?;
-    let mut seqs = soak::SeqReader::open_in(dir, store)?;
+    let mut seqs = steps::SeqReader::open_in(dir, store)?;
     let mut rng = Rng::new(seed);
     let parent = std::os::unix::process::parent_id();
     let mut n = 0u64;
     while Instant::now() < deadline && std::os::unix::process::parent_id() == parent {
-        let step = soak::random_step(
+        let step = steps::random_step(
             &mut rng,
             flows,
             &mut seqs,
@@ -243,12 +244,12 @@ fn step_log(path: &str) -> Result<impl FnMut(String), String> {
 fn finish_job(dir: &Path, flows: &str) -> Result<(), String> {
     let flows = number(flows, "flows")?;
     let mut session = open(dir)?;
-    let mut seqs = soak::SeqReader::open(dir)?;
+    let mut seqs = steps::SeqReader::open(dir)?;
     for f in 0..flows {
-        let flow = soak::flow_name(f);
+        let flow = steps::flow_name(f);
         let mut seq = seqs.seq(&flow);
         while seq < KINDS.len() as i64 {
-            let step = soak::produce(&flow, seq);
+            let step = steps::produce(&flow, seq);
             let report = run(&mut session, &step);
             if report.result == Outcome::COMMITTED {
                 seq += 1;
