@@ -26,6 +26,9 @@ cargo test --workspace --all-features
 step "the article's twelve experiments"
 cargo run --release --bin experiments -- --check
 
+step "the guides: every relative link resolves, every experiments command parses (scripts/check-docs.mjs)"
+node scripts/check-docs.mjs
+
 step "core tests in headless Chromium (wasm32)"
 cargo test --target wasm32-unknown-unknown -p outbox-core --test core
 

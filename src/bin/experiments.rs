@@ -11,6 +11,14 @@ use outbox_core::{experiments, explain, trace};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+#[cfg(unix)]
+use outbox_core::real::parse_only;
+/// Without real processes there is nothing to stop before: every command runs.
+#[cfg(not(unix))]
+fn parse_only() -> bool {
+    false
+}
+
 const USAGE: &str = "usage: experiments --check [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
      [--symmetry] [--json] [--save FILE] | rule NAME | crash-real --dir DIR [--consumer NAME] | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
@@ -26,6 +34,7 @@ fn main() -> ExitCode {
         .as_slice()
     {
         ["--check", files @ ..] => match experiment_files(files) {
+            Ok(_) if parse_only() => ExitCode::SUCCESS,
             Ok(list) => check(&list),
             Err(message) => {
                 eprintln!("experiments --check: {message}");
@@ -33,6 +42,7 @@ fn main() -> ExitCode {
             }
         },
         ["replay", rest @ ..] => match replay_args(rest) {
+            Ok(_) if parse_only() => ExitCode::SUCCESS,
             Ok((path, print)) => replay(path, print),
             Err(message) => {
                 eprintln!("experiments replay: {message}");

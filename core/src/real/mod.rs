@@ -45,11 +45,28 @@ pub fn power_store(synchronous: crate::protocol::Synchronous) -> Store {
     }
 }
 
-/// Why a command did not give a verdict: bad arguments (exit 2, one line) or a failure to run (exit 1).
+/// Why a command did not give a verdict: bad arguments (exit 2, one line) or a failure to run (exit 1); or
+/// its arguments parsed and [`parse_only`] stops it there (exit 0).
 #[derive(Debug)]
 pub enum Error {
     Usage(String),
     Run(String),
+    Parsed,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Run(m) => f.write_str(m),
+            Error::Parsed => f.write_str("the arguments parsed"),
+        }
+    }
+}
+
+/// `EXPERIMENTS_PARSE_ONLY` is set: a command stops once its arguments parsed, before it writes anything (the
+/// guides' commands are checked against the CLI this way, `scripts/check-docs.mjs`).
+pub fn parse_only() -> bool {
+    std::env::var_os("EXPERIMENTS_PARSE_ONLY").is_some()
 }
 
 impl From<std::io::Error> for Error {
@@ -138,6 +155,9 @@ impl Flags {
                 "--dir needs a directory name, got an empty one".into(),
             ));
         }
+        if parse_only() {
+            return Err(Error::Parsed);
+        }
         let dir = PathBuf::from(dir);
         if dir.exists() {
             let empty = std::fs::read_dir(&dir)
@@ -198,7 +218,7 @@ pub fn command(name: &str, args: &[String]) -> std::process::ExitCode {
         _ => return worker::main(args),
     };
     match outcome {
-        Ok(true) => ExitCode::SUCCESS,
+        Ok(true) | Err(Error::Parsed) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(Error::Usage(message)) => {
             eprintln!("experiments {name}: {message}");

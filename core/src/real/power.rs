@@ -101,7 +101,7 @@ pub fn main(args: &[String]) -> Run {
         let kept = unsynced::power_cut(&files, &mut rng, tear)?;
         let after = match read_files(&db_dir) {
             Ok(s) => s,
-            Err(Error::Run(e)) | Err(Error::Usage(e)) => {
+            Err(e) => {
                 problems.push(format!(
                     "after cut {cuts}: the files cannot be opened ({}): {e}",
                     unreadable(&db_dir)

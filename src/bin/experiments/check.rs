@@ -1,5 +1,6 @@
 //! `experiments check`: the checker of CHECKER.md from the command line.
 
+use crate::parse_only;
 use outbox_core::checker::{self, Config, Search, Verdict};
 use std::io::Write;
 use std::process::ExitCode;
@@ -91,6 +92,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
 
 pub fn main(args: &[String]) -> ExitCode {
     let args = match parse(args) {
+        Ok(_) if parse_only() => return ExitCode::SUCCESS,
         Ok(a) => a,
         Err(message) => {
             eprintln!("experiments check: {message}");
