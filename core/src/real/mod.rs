@@ -1,4 +1,4 @@
-//! Real processes on real files — the CLI's `crash-real`, `race` and `soak` (Unix only).
+//! Real processes on real files — the CLI's `crash-real`, `race`, `soak` and `power` (Unix only).
 //!
 //! The page simulates a process exit by dropping a connection to an in-memory database. Here, as in the
 //! article's own kit, every exit is a real one: each worker is this same binary (`experiments worker …`), a
@@ -6,6 +6,10 @@
 //! busy timeout) and dies by `_exit(73)` in the middle of its transaction, or by SIGKILL from its parent. The
 //! parent then reopens the files and looks at what survived. There is no second implementation of the
 //! protocol: the workers run the very producer, relay and consumer the page runs.
+//!
+//! A job (`crash`, `race`, `soak`, `power`: the parent) starts workers with [`worker_command`]; a worker
+//! (`worker.rs`: the child) runs the steps of `steps.rs`; soak and power check the files with `checks.rs`. No
+//! job imports the worker, and the worker imports no job.
 
 pub mod checks;
 pub mod crash;
