@@ -18,7 +18,7 @@ fn flags(args: &[&str]) -> Result<Flags, String> {
 fn usage(e: Error) -> String {
     match e {
         Error::Usage(m) => m,
-        Error::Run(m) => panic!("a usage error expected, got a failure to run: {m}"),
+        other => panic!("a usage error expected, got: {other}"),
     }
 }
 
