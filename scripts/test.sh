@@ -23,8 +23,9 @@ scripts/core-deps.sh
 step "native tests (cargo test)"
 cargo test --workspace --all-features
 
-step "the article's twelve experiments"
+step "the article's twelve experiments, and the break-it levels against the checker"
 cargo run --release --bin experiments -- --check
+cargo run --release --bin experiments -- levels --check
 
 step "the guides: every relative link resolves, every experiments command parses (scripts/check-docs.mjs)"
 node scripts/check-docs.mjs

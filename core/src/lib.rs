@@ -18,6 +18,7 @@ pub mod explain;
 pub mod explorer;
 pub mod json;
 pub mod lang;
+pub mod levels;
 pub mod playground;
 pub mod protocol;
 #[cfg(unix)]

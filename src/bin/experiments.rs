@@ -1,10 +1,13 @@
 //! The native CLI: `--check` replays the article's twelve experiments (or the experiment files it names); `replay FILE|-` prints a result document
 //! (with `--explain`, why the invariant broke, in English and Chinese);
-//! `check` searches every history within bounds (CHECKER.md); `crash-real`, `race` and `soak` run the protocol
+//! `check` searches every history within bounds (CHECKER.md); `levels --check` holds the break-it levels to the
+//! checker; `crash-real`, `race` and `soak` run the protocol
 //! in real processes on real files (Unix).
 
 #[path = "experiments/check.rs"]
 mod check;
+#[path = "experiments/levels.rs"]
+mod levels;
 
 use outbox_core::lang::Lang;
 use outbox_core::{experiments, explain, trace};
@@ -21,7 +24,7 @@ fn parse_only() -> bool {
 
 const USAGE: &str = "usage: experiments --check [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
-     [--symmetry] [--json] [--save FILE] | rule NAME | crash-real --dir DIR [--consumer NAME] | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
+     [--symmetry] [--json] [--save FILE] | rule NAME | levels --check [DIR] | crash-real --dir DIR [--consumer NAME] | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
      [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no]";
 
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
             }
         },
         ["check", ..] => check::main(&args[1..]),
+        ["levels", ..] => levels::main(&args[1..]),
         ["rule", name] => builtin_rule(name),
         [command @ ("crash-real" | "race" | "soak" | "power" | "worker"), ..] => {
             real(command, &args[1..])

@@ -98,7 +98,7 @@ pub fn from_value(value: Value) -> Result<Trace, TraceError> {
 
 /// Reads the `consumer` object: `ordering` (a consumer's name) and `support_v2`, both optional; with `ordering`
 /// `rule`, the rule's SQL in `rule` (checked as RULE.md says) and `effect` (`inside` by default).
-fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
+pub(crate) fn consumer_from_value(raw: Value) -> Result<ConsumerSetup, String> {
     let mut f = Fields::new(raw)?;
     if let Some(other) = f.unknown(&["ordering", "support_v2", "rule", "effect"]) {
         return Err(format!(

@@ -1,0 +1,243 @@
+//! The break-it levels (`levels/*.json`, docs/levels.md): each is held to the checker by `experiments levels
+//! --check`, which fails a level the checker disagrees with; a bad level file is refused with what is wrong;
+//! the Chinese words keep only the Latin words the article keeps.
+#![cfg(not(target_arch = "wasm32"))]
+
+use outbox_core::lang::glossary::{KEPT, TERMS};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn level_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("levels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn read(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("levels").join(name)).unwrap())
+        .unwrap()
+}
+
+fn levels_check(dir: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
+        .args(["levels", "--check"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn every_level_is_held_to_the_checker() {
+    let (code, out) = levels_check(&root().join("levels"));
+    assert_eq!(code, 0, "{out}");
+    let files = level_files();
+    assert!(files.len() >= 7, "a level per wrong turn and the protocol");
+    assert!(
+        out.contains(&format!("{} passed, 0 failed", files.len())),
+        "{out}"
+    );
+    // Each wrong turn breaks its property at a par the checker computed; the protocol holds over the state
+    // count of `experiments check` on the page's default configuration.
+    assert!(
+        out.contains("dual-write (§2, The dual write): no_loss broken in 1 move(s)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("dedupe-only (§5, Dedupe only): consumer_invariant broken in 3 move(s)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("strict (§9, The protocol): unbreakable, 10464 states"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_level_the_checker_disagrees_with_fails() {
+    let dir = std::env::temp_dir().join(format!("levels-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, v: &Value| {
+        std::fs::write(dir.join(name), serde_json::to_string_pretty(v).unwrap()).unwrap()
+    };
+    let mut wrong_property = read("02-dedupe-only.json");
+    wrong_property["break"] = json!("no_loss");
+    write("a.json", &wrong_property);
+    let mut not_unbreakable = read("03-greater-than.json");
+    not_unbreakable["unbreakable"] = json!(true);
+    write("b.json", &not_unbreakable);
+    let mut unbroken = read("07-strict.json");
+    unbroken["unbreakable"] = json!(false);
+    unbroken["flows"] = json!(1);
+    unbroken["events"] = json!(2);
+    write("c.json", &unbroken);
+    write("d.json", &read("01-dual-write.json"));
+    write("e.json", &read("01-dual-write.json"));
+    let (code, out) = levels_check(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1, "{out}");
+    for fault in [
+        "FAIL   a.json: dedupe-only (§5, Dedupe only): the shortest break is of consumer_invariant, not no_loss",
+        "FAIL   b.json: greater-than (§5, Greater than last_seq) is marked unbreakable, but advance A1",
+        "FAIL   c.json: strict (§9, The protocol): nothing within its bounds breaks consumer_invariant",
+        "ok     d.json",
+        "FAIL   e.json: the id `dual-write` is another level's too",
+        "1 passed, 4 failed",
+    ] {
+        assert!(out.contains(fault), "missing «{fault}» in:\n{out}");
+    }
+}
+
+#[test]
+fn a_bad_level_is_refused_with_what_is_wrong() {
+    let good = read("02-dedupe-only.json");
+    assert!(outbox_core::levels::from_value(good.clone()).is_ok());
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
+        (
+            Box::new(|v| v["colour"] = json!("red")),
+            "unknown field `colour`",
+        ),
+        (
+            Box::new(|v| v["format"] = json!("level/0")),
+            "field `format` must be \"outbox-playground-level/1\", got \"level/0\"",
+        ),
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("format");
+            }),
+            "missing field `format`",
+        ),
+        (
+            Box::new(|v| v["id"] = json!("Dedupe Only")),
+            "field `id` must be 1–40 lower-case letters",
+        ),
+        (
+            Box::new(|v| v["section"] = json!("5")),
+            "field `section` must name the article's section",
+        ),
+        (
+            Box::new(|v| v["consumer"] = json!({"ordering": "fifo"})),
+            "field `consumer`",
+        ),
+        (
+            Box::new(|v| v["consumer"] = json!({"ordering": "rule", "rule": "DELETE FROM inbox"})),
+            "field `consumer`: field `rule`",
+        ),
+        (
+            Box::new(|v| v["producer"] = json!("twice")),
+            "field `producer`",
+        ),
+        (
+            Box::new(|v| v["flows"] = json!(4)),
+            "flows must be from 1 to 3, got 4",
+        ),
+        (
+            Box::new(|v| v["events"] = json!(-1)),
+            "field `events` must be from 0 to 3, got -1",
+        ),
+        (
+            Box::new(|v| v["schema2"] = json!(["Z9"])),
+            "schema2 names `Z9`",
+        ),
+        (
+            Box::new(|v| v["break"] = json!("rule_answers")),
+            "field `break` must be `consumer_invariant`, `no_loss` or `completion`",
+        ),
+        (Box::new(|v| v["break"] = json!("order")), "field `break`"),
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("words");
+            }),
+            "missing field `words`",
+        ),
+        (
+            Box::new(|v| {
+                v["words"].as_object_mut().unwrap().remove("zh");
+            }),
+            "field `words`: missing `zh`",
+        ),
+        (
+            Box::new(|v| v["words"]["fr"] = json!({})),
+            "field `words`: unknown language `fr`",
+        ),
+        (
+            Box::new(|v| v["words"]["zh"]["title"] = json!("  ")),
+            "field `words.zh`: field `title` is empty",
+        ),
+        (
+            Box::new(|v| {
+                v["words"]["en"].as_object_mut().unwrap().remove("lesson");
+            }),
+            "field `words.en`: missing field `lesson`",
+        ),
+    ];
+    for (edit, want) in cases {
+        let mut v = good.clone();
+        edit(&mut v);
+        match outbox_core::levels::from_value(v) {
+            Ok(_) => panic!("accepted a level that should fail with «{want}»"),
+            Err(e) => assert!(e.contains(want), "«{e}» does not say «{want}»"),
+        }
+    }
+    let huge = format!("{{\"format\": \"{}\"}}", "x".repeat(70_000));
+    assert!(outbox_core::levels::parse(&huge)
+        .unwrap_err()
+        .contains("at most 65536"));
+    assert!(outbox_core::levels::parse("{")
+        .unwrap_err()
+        .contains("not valid JSON"));
+}
+
+/// The Chinese words use the article's words: no Latin word but those it keeps (`KEPT`), no glossary synonym.
+#[test]
+fn the_chinese_words_keep_only_the_articles_latin_words() {
+    let mut found = Vec::new();
+    for file in level_files() {
+        let level = outbox_core::levels::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let w = &level.zh;
+        for text in [
+            &w.title,
+            &w.claim,
+            &w.bet_hold,
+            &w.bet_break,
+            &w.win,
+            &w.lesson,
+        ] {
+            for word in text.split(|c: char| !(c.is_ascii_alphabetic() || c == '_')) {
+                if word.len() > 1 && !KEPT.contains(&word) {
+                    found.push(format!("{}: {word}", file.display()));
+                }
+            }
+            for term in TERMS {
+                let mut rest = text.clone();
+                for compound in term.compounds {
+                    rest = rest.replace(compound, "");
+                }
+                for not in term.not {
+                    if rest.contains(not) {
+                        found.push(format!(
+                            "{}: {not} where the page says {}",
+                            file.display(),
+                            term.zh
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
