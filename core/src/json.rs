@@ -119,6 +119,8 @@ impl Fields {
         }
     }
 
+    /// An integer field; a fraction is refused, so reader input reaches SQL only as integers (the page's
+    /// SQLite has no floating point).
     pub fn int(&mut self, name: &str) -> Result<i64, String> {
         Ok(self
             .typed(name, "an integer", Value::is_i64)?

@@ -3,6 +3,7 @@
 //! `check` searches every history within bounds (CHECKER.md); `levels --check` holds the break-it levels to the
 //! checker; `crash-real`, `race` and `soak` run the protocol
 //! in real processes on real files (Unix).
+//! `replay --svg` prints the space-time diagram instead, and `power` cuts the power under real processes (Unix).
 
 #[path = "experiments/check.rs"]
 mod check;

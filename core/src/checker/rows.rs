@@ -214,6 +214,8 @@ impl<'a, R: PartialEq, K: PartialEq> Keyed<'a, R, K> {
 
 /// Makes the databases, holding `from`'s rows, hold `to`'s: only the rows that differ are written, as if
 /// committed (bodies rebuilt from `bodies`, [`Config::bodies`]). The process is left with nothing open.
+/// A row that stays is updated in place, not replaced (cheaper, and a replace would move an inbox row to the
+/// end); only where `to` keeps an arrival order that appending cannot reach is the whole inbox written again.
 pub fn restore(
     system: &mut System,
     from: &State,

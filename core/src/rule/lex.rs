@@ -123,6 +123,7 @@ pub fn refused_function(name: &str) -> String {
 }
 
 /// Checks the rule's text token by token: its size, then the first token that the page cannot run.
+/// It also refuses an empty rule, a second statement, and a first word other than `SELECT` or `WITH`.
 pub fn check(sql: &str) -> Result<(), Found> {
     if sql.len() > MAX_BYTES {
         return Err((

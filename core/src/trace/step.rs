@@ -161,6 +161,8 @@ impl Step {
 
     /// Whether this step can change a row of the consumer's tables (the inbox, projection and effect log):
     /// only these can change what the invariant (§9) reads. The producer's steps and the switches cannot.
+    /// The explorer reads the invariant only after such steps; `core/tests/properties.rs` holds every other
+    /// step to leaving the consumer's rows as they were.
     pub fn may_change_consumer_rows(&self) -> bool {
         matches!(
             self,

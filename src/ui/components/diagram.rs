@@ -1,6 +1,8 @@
 //! The space-time diagram of the session (drawn by `outbox_core::diagram`), only the rows on screen; pointing
 //! at a row shows its step, result and SQL below it; a click or Enter travels there; *Save* writes the
 //! standalone SVG or a PNG.
+//! One delegated handler on the scrolling box serves every row (pointing, click, Enter), and a redraw puts the
+//! keyboard's focus back on the row that had it.
 
 use super::log::{reason, result_label};
 use crate::ui::i18n::{t, tf};

@@ -34,6 +34,7 @@ impl Synchronous {
 pub const AUTOCHECKPOINT_PAGES: u32 = 1000;
 
 /// The two disks' last synced images. `None`: the disk holds every commit (nothing unsynced).
+/// An image is rows only: fault triggers are not part of it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Disks {
     pub mode: Synchronous,
