@@ -44,7 +44,10 @@ fn every_level_is_held_to_the_checker() {
     let (code, out) = levels_check(&root().join("levels"));
     assert_eq!(code, 0, "{out}");
     let files = level_files();
-    assert!(files.len() >= 7, "a level per wrong turn and the protocol");
+    assert!(
+        files.len() >= 8,
+        "a level per wrong turn, power loss and the protocol"
+    );
     assert!(
         out.contains(&format!("{} passed, 0 failed", files.len())),
         "{out}"

@@ -1,11 +1,11 @@
 //! Break-it levels as data (`levels/*.json`, format in `docs/levels.md`): the consumer the reader attacks, the
-//! bounds of the game (flows, events, resends, exits), the property to break and the level's words in English
+//! bounds of the game (flows, events, resends, exits, power cuts), the property to break and the level's words in English
 //! and Chinese. A level is untrusted input like a trace: [`parse`] refuses a bad one whole and names what is
 //! wrong. Its bounds are a checker configuration, so the checker computes its par and proves the last level.
 
 use crate::checker::{Config, Property};
 use crate::json::{json_type, short_json, short_str, Fields};
-use crate::protocol::{Ordering, WriteMode};
+use crate::protocol::{Ordering, Synchronous, WriteMode};
 use serde_json::Value;
 
 pub const LEVEL_FORMAT: &str = "outbox-playground-level/1";
@@ -57,7 +57,7 @@ pub fn parse(text: &str) -> Result<Level, String> {
     from_value(value)
 }
 
-const FIELDS: [&str; 13] = [
+const FIELDS: [&str; 15] = [
     "format",
     "id",
     "section",
@@ -68,6 +68,8 @@ const FIELDS: [&str; 13] = [
     "schema2",
     "resends",
     "crashes",
+    "power_cuts",
+    "synchronous",
     "break",
     "unbreakable",
     "words",
@@ -127,6 +129,16 @@ pub fn from_value(value: Value) -> Result<Level, String> {
     };
     let (flows, events) = (count(&mut f, "flows")?, count(&mut f, "events")?);
     let (resends, crashes) = (count(&mut f, "resends")?, count(&mut f, "crashes")?);
+    let power_cuts = if f.has("power_cuts") {
+        count(&mut f, "power_cuts")?
+    } else {
+        0
+    };
+    let synchronous = if f.has("synchronous") {
+        f.word("synchronous")?
+    } else {
+        Synchronous::Full
+    };
     let schema2 = match f.take("schema2") {
         None => Vec::new(),
         Some(Value::Array(ids)) => ids
@@ -160,6 +172,8 @@ pub fn from_value(value: Value) -> Result<Level, String> {
         consumer: consumer.ordering,
         rule: consumer.rule,
         producer,
+        power_cuts,
+        synchronous,
         symmetry: false,
     };
     config.validate()?;

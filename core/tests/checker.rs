@@ -132,7 +132,8 @@ fn an_answer_the_engine_cannot_carry_out_is_caught_and_explained() {
 
 /// A search shared by workers sends each move as two bytes: exactly the moves of three flows of three events
 /// decode (four kinds of event action on nine events and an apply on three flows, each without an exit or at
-/// one of the ten boundaries), each back to its own bytes and to a step; any other bytes from a peer are refused.
+/// one of the ten boundaries, then a checkpoint and three power cuts), each back to its own bytes and to a step;
+/// any other bytes from a peer are refused.
 #[test]
 fn a_move_sent_between_workers_decodes_to_itself_or_is_refused() {
     let widest = config(3, 3, 3, 3, "");
@@ -148,7 +149,8 @@ fn a_move_sent_between_workers_decodes_to_itself_or_is_refused() {
             decoded += 1;
         }
     }
-    assert_eq!(decoded, (4 * 9 + 3) * (1 + 10));
+    // A checkpoint and three cuts, none with an exit.
+    assert_eq!(decoded, (4 * 9 + 3) * (1 + 10) + 1 + 3);
 }
 
 /// A search on threads, up to five (a CLI's default is the machine's cores), finds one thread's counts, where it
@@ -363,7 +365,15 @@ fn a_state_sent_between_workers_reads_back_or_is_refused() {
     let e = State::from_key(&c, &key[..key.len() - 1]).unwrap_err();
     assert!(e.contains("ends early"), "{e}");
     let e = State::from_key(&c, &[&key[..], &[0]].concat()).unwrap_err();
-    assert!(e.contains("values no state has"), "{e}");
+    assert!(e.contains("ends early"), "{e}");
+    // The power's tail: a cut spent (1) and no images (0) reads back; an empty tail, or a flag that is
+    // neither, is no state's.
+    let cut = [&key[..], &[1, 0]].concat();
+    assert_eq!(&*State::from_key(&c, &cut).unwrap().key(), &cut[..]);
+    for tail in [[0, 0], [1, 2]] {
+        let e = State::from_key(&c, &[&key[..], &tail].concat()).unwrap_err();
+        assert!(e.contains("values no state has"), "{tail:?}: {e}");
+    }
 }
 
 /// The counterexample's sentence says what the protocol does instead of the wrong turn that broke the property:
@@ -677,5 +687,144 @@ fn a_rule_is_judged_with_each_events_problem() {
             .contains("'nothing', which is not a waiting row"),
         "{}",
         v.violation.message
+    );
+}
+
+fn with_power(base: Config, cuts: u8, synchronous: outbox_core::protocol::Synchronous) -> Config {
+    Config {
+        power_cuts: cuts,
+        synchronous,
+        ..base
+    }
+}
+
+/// CHECKER.md's power cuts under `full`: every commit is synced, so a cut changes no row and spends one of the
+/// budget. Each state is then reached with the budget unspent and spent — twice the states — and each unspent
+/// one adds its three cuts: transitions 2T + 3S, quiescent states twice as many. On threads as on one.
+#[test]
+fn a_power_cut_under_full_loses_nothing_and_only_spends_its_budget() {
+    use outbox_core::protocol::Synchronous;
+    for base in [config(1, 3, 1, 1, ""), config(2, 2, 1, 1, "A2")] {
+        let without = counts(base.clone());
+        let cut = with_power(base, 1, Synchronous::Full);
+        let with = counts(cut.clone());
+        assert_eq!(with.states, 2 * without.states, "{}", cut.to_query());
+        assert_eq!(
+            with.transitions,
+            2 * without.transitions + 3 * without.states,
+            "{}",
+            cut.to_query()
+        );
+        assert_eq!(with.quiescent, 2 * without.quiescent);
+        let mut threads = Search::new(cut.clone()).unwrap().with_threads(3);
+        threads.finish().unwrap();
+        assert_eq!(threads.counts(), with, "{} on 3 threads", cut.to_query());
+    }
+}
+
+/// Under `normal` a cut takes back what was committed since the last checkpoint: the shortest loss is a
+/// delivery the consumer's disk had not synced (advance, relay, cut the consumer), and the trace starts by
+/// setting `synchronous`; the sentence says what a checkpoint and `full` change.
+#[test]
+fn a_power_cut_under_normal_loses_an_acknowledged_event() {
+    use outbox_core::protocol::Synchronous;
+    let normal = with_power(Config::default(), 1, Synchronous::Normal);
+    let search = run(normal.clone());
+    let Some(Verdict::Violated(c)) = search.verdict() else {
+        panic!("{:?}", search.verdict())
+    };
+    assert_eq!(c.violation.property, Property::NoLoss);
+    let steps: Vec<String> = c.trace.steps.iter().map(checker::describe).collect();
+    assert_eq!(
+        steps,
+        [
+            "set_synchronous normal",
+            "advance A1",
+            "relay A1",
+            "power_cut consumer"
+        ]
+    );
+    assert_eq!(c.moves.len(), 3);
+    let why = checker::why(&normal, c);
+    assert!(why.contains("since the last checkpoint"), "{why}");
+}
+
+/// The checker works a checkpoint and a cut out on the state (the images beside the rows); the real system runs
+/// them on SQLite. Random walks over every consumer, choosing among the checker's own actions, must find the two
+/// always holding the same rows, and every state's key reading back to the state.
+#[test]
+fn a_power_cut_worked_out_on_the_state_is_what_sqlite_does() {
+    use outbox_core::checker::state::State;
+    use outbox_core::protocol::Synchronous;
+    use outbox_core::trace::Session;
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let (mut cuts, mut lost_rows) = (0, 0);
+    for walk in 0..240 {
+        let consumer = [
+            Ordering::Strict,
+            Ordering::DedupeOnly,
+            Ordering::GreaterThan,
+            Ordering::SkipBlocked,
+            Ordering::EffectOutsideTx,
+        ][walk % 5];
+        let c = Config {
+            consumer,
+            power_cuts: 2,
+            synchronous: Synchronous::Normal,
+            ..config(2, 3, 1, 1, "A2")
+        };
+        let mut session = Session::new(c.setup()).unwrap();
+        for step in c.prelude() {
+            session.step(&step);
+        }
+        let mut s = State::initial(&c);
+        for _ in 0..14 {
+            let actions = checker::actions(&c, &s);
+            let action = actions[next(actions.len())];
+            let m = Move {
+                action,
+                crash: None,
+            };
+            let report = session.step(&m.step(&c));
+            let real =
+                State::from_snapshot(&c, &session.rows_without_bodies().unwrap(), 0, 0).unwrap();
+            s = match action {
+                Action::Checkpoint => s.checkpointed(),
+                Action::PowerCut(mask) => {
+                    cuts += 1;
+                    lost_rows += report.lost_rows;
+                    s.cut(mask)
+                }
+                _ => {
+                    let (r, k) = (u8::from(matches!(action, Action::Resend(_))), 0);
+                    State {
+                        resends_used: s.resends_used + r,
+                        crashes_used: s.crashes_used + k,
+                        power_cuts_used: s.power_cuts_used,
+                        synced: s.synced.clone(),
+                        ..real.clone()
+                    }
+                }
+            };
+            assert!(
+                s.same_rows(&real),
+                "walk {walk} under {}: after {action:?} the checker's rows differ from SQLite's",
+                consumer.name()
+            );
+            assert_eq!(State::from_key(&c, &s.key()).unwrap(), s, "walk {walk}");
+            if s.power_cuts_used == c.power_cuts {
+                break;
+            }
+        }
+    }
+    assert!(
+        cuts > 150 && lost_rows > 50,
+        "{cuts} cuts took {lost_rows} rows"
     );
 }

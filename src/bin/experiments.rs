@@ -24,7 +24,7 @@ fn parse_only() -> bool {
 }
 
 const USAGE: &str = "usage: experiments --check [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
-     [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--rule FILE [--effect inside|outside]] [--threads N] \
+     [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--power-cuts N] [--synchronous full|normal] [--rule FILE [--effect inside|outside]] [--threads N] \
      [--symmetry] [--json] [--save FILE] | rule NAME | levels --check [DIR] | crash-real --dir DIR [--consumer NAME] | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
      [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no]";

@@ -2,7 +2,7 @@
 
 use super::config::{Config, Ev};
 use super::state::State;
-use crate::protocol::{Boundary, WriteMode};
+use crate::protocol::{Boundary, Role, WriteMode};
 use crate::trace::Step;
 
 /// One action of CHECKER.md's list, on a state.
@@ -18,6 +18,10 @@ pub enum Action {
     Resend(Ev),
     /// One apply attempt on a flow.
     Apply(u8),
+    /// Both databases sync (under `normal`): their images become their rows.
+    Checkpoint,
+    /// The power goes out where these databases run (1 the producer, 2 the consumer, 3 both).
+    PowerCut(u8),
 }
 
 /// An action and the boundary at which its process exits, if any.
@@ -34,6 +38,15 @@ impl Move {
             Action::UnsafeDualWrite(ev) => config.advance(ev).into_unsafe_dual_write(),
             Action::Relay(ev) | Action::Resend(ev) => Step::relay(Some(ev.id())),
             Action::Apply(flow) => Step::apply(super::config::FLOW_IDS[flow as usize]),
+            Action::Checkpoint => Step::Checkpoint,
+            Action::PowerCut(mask) => Step::PowerCut {
+                databases: [Role::Producer, Role::Consumer]
+                    .into_iter()
+                    .zip([1, 2])
+                    .filter(|(_, bit)| mask & bit != 0)
+                    .map(|(role, _)| role)
+                    .collect(),
+            },
         };
         step.with_crash_at(self.crash)
     }
@@ -47,6 +60,8 @@ impl Move {
             Action::Relay(ev) => (2, ev.index()),
             Action::Resend(ev) => (3, ev.index()),
             Action::Apply(flow) => (4, flow),
+            Action::Checkpoint => (5, 0),
+            Action::PowerCut(mask) => (6, mask),
         };
         [kind << 4 | of, self.crash.map_or(0, |b| b.number() as u8)]
     }
@@ -61,6 +76,9 @@ impl Move {
             2 => Action::Relay(ev?),
             3 => Action::Resend(ev?),
             4 if of < 3 => Action::Apply(of),
+            // A checkpoint and a cut have no exit of their own.
+            5 if of == 0 && code[1] == 0 => Action::Checkpoint,
+            6 if (1..=3).contains(&of) && code[1] == 0 => Action::PowerCut(of),
             _ => return None,
         };
         let crash = match code[1] {
@@ -70,7 +88,7 @@ impl Move {
         Some(Move { action, crash })
     }
 
-    /// What the move spends: `(resends, crashes)`.
+    /// What the move spends: `(resends, crashes)` (a power cut's budget is [`State::cut`]'s).
     pub(super) fn cost(&self) -> (u8, u8) {
         match (self.action, self.crash) {
             (Action::Resend(_), _) => (1, 0),
@@ -113,5 +131,12 @@ pub fn actions(config: &Config, s: &State) -> Vec<Action> {
             .filter(|&flow| s.inbox.iter().any(|r| r.ev.flow == flow))
             .map(Action::Apply),
     );
+    // CHECKER.md, "Power cuts": a checkpoint that would sync something, then the cuts the budget allows.
+    if s.unsynced() {
+        out.push(Action::Checkpoint);
+    }
+    if s.power_cuts_used < config.power_cuts {
+        out.extend([1, 2, 3].map(Action::PowerCut));
+    }
     out
 }

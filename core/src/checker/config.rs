@@ -1,7 +1,7 @@
 //! The checker's configuration (CHECKER.md "Configuration"): the bounds of the search, checked before anything
 //! runs, and the fixed events they imply.
 
-use crate::protocol::{Event, Ordering, WriteMode, KINDS};
+use crate::protocol::{Event, Ordering, Synchronous, WriteMode, KINDS};
 use crate::rule::{Rule, RuleEffect};
 use crate::trace::{schema_payload, ConsumerSetup, Step};
 use crate::words::Word;
@@ -28,6 +28,10 @@ pub struct Config {
     /// The reader's rule, with `consumer` [`Ordering::Rule`] (RULE.md).
     pub rule: Option<Arc<Rule>>,
     pub producer: WriteMode,
+    /// 0–2 power cuts (CHECKER.md, "Power cuts").
+    pub power_cuts: u8,
+    /// `full` or `normal`: both databases' `synchronous`, set before the first step.
+    pub synchronous: Synchronous,
     /// Count states that differ only in which of two interchangeable flows is which once (not a knob of
     /// CHECKER.md: a way to search, [`super::Search::with_symmetry`]; `experiments check --symmetry`).
     pub symmetry: bool,
@@ -45,6 +49,8 @@ impl Default for Config {
             consumer: Ordering::Strict,
             rule: None,
             producer: WriteMode::Atomic,
+            power_cuts: 0,
+            synchronous: Synchronous::Full,
             symmetry: false,
         }
     }
@@ -91,6 +97,7 @@ impl Config {
             ("events", self.events, 1, 3),
             ("resends", self.resends, 0, 3),
             ("crashes", self.crashes, 0, 3),
+            ("power_cuts", self.power_cuts, 0, 2),
         ] {
             if !(min..=max).contains(&value) {
                 return Err(format!("{name} must be from {min} to {max}, got {value}"));
@@ -105,6 +112,12 @@ impl Config {
                 ))
             }
             _ => {}
+        }
+        if self.synchronous == Synchronous::Off {
+            return Err(
+                "synchronous must be full or normal, got off (the checker keeps no disk under OFF)"
+                    .into(),
+            );
         }
         for id in &self.schema2 {
             if self.parse_event(id).is_none() {
@@ -205,7 +218,10 @@ impl Config {
     /// Small enough to run without asking: at most the page's default (2 flows × 3 events × 1 resend × 1 crash,
     /// seconds in a browser). A link to anything larger fills the knobs and waits for *Check*.
     pub fn is_quick(&self) -> bool {
-        self.flows * self.events <= 6 && self.resends <= 1 && self.crashes <= 1
+        self.flows * self.events <= 6
+            && self.resends <= 1
+            && self.crashes <= 1
+            && self.power_cuts <= 1
     }
 
     /// The configuration as a query (`flows=2&events=3&resends=1&crashes=1&consumer=strict&producer=atomic`,
@@ -230,10 +246,34 @@ impl Config {
             q.push_str("&effect=");
             q.push_str(rule.effect().name());
         }
+        if self.power_cuts > 0 {
+            q.push_str(&format!(
+                "&power_cuts={}&synchronous={}",
+                self.power_cuts,
+                self.synchronous.name()
+            ));
+        }
         if self.symmetry {
             q.push_str("&symmetry=1");
         }
         q
+    }
+
+    /// Whether a state keeps each database's synced image: power cuts under `normal`, where a cut goes back to
+    /// the last checkpoint (under `full` every commit is synced).
+    pub fn keeps_images(&self) -> bool {
+        self.power_cuts > 0 && self.synchronous == Synchronous::Normal
+    }
+
+    /// The steps a history starts with: `set_synchronous` when the search cuts the power under `normal`.
+    pub fn prelude(&self) -> Vec<Step> {
+        if self.keeps_images() {
+            vec![Step::SetSynchronous {
+                mode: Synchronous::Normal,
+            }]
+        } else {
+            Vec::new()
+        }
     }
 
     /// The consumer a session of this configuration runs.
@@ -282,6 +322,12 @@ impl Config {
                 })?
             }
             "schema2" => self.schema2 = Config::parse_schema2(value),
+            "power_cuts" => self.power_cuts = number(0, 2)?,
+            "synchronous" => {
+                self.synchronous = Synchronous::from_name(value)
+                    .filter(|s| *s != Synchronous::Off)
+                    .ok_or_else(|| format!("synchronous must be full or normal, got `{value}`"))?
+            }
             "symmetry" => {
                 self.symmetry = match value {
                     "1" => true,

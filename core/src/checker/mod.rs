@@ -19,7 +19,7 @@ pub use properties::{Property, Violation};
 pub use report::{Finding, Outcome};
 pub use search::{Counterexample, Counts, Search, Verdict};
 
-use crate::protocol::{Ordering, WriteMode};
+use crate::protocol::{Ordering, Synchronous, WriteMode};
 use crate::trace::StepReport;
 
 /// One sentence saying why a counterexample's history is wrong: the step that broke the property, what it left
@@ -32,10 +32,16 @@ pub fn why(config: &Config, c: &Counterexample) -> String {
         .last()
         .map(StepReport::summary)
         .unwrap_or_default();
+    let cut = matches!(
+        c.trace.steps.last(),
+        Some(crate::trace::Step::PowerCut { .. })
+    );
     let instead = if c.violation.property == properties::Property::NoLoss
         && config.producer == WriteMode::UnsafeDualWrite
     {
         "the atomic producer commits the state change and its outbox row in one transaction, so an exit leaves both or neither"
+    } else if cut && config.synchronous == Synchronous::Normal {
+        "under synchronous=normal a cut takes back every commit since the last checkpoint, acknowledged or not; under full (the protocol's setting) a commit is on disk before it is answered, and a cut loses nothing"
     } else {
         match config.consumer {
             Ordering::Strict => "the strict consumer is meant to hold here: this is a bug in the protocol code",
@@ -74,6 +80,15 @@ pub fn describe(step: &crate::trace::Step) -> String {
         Step::Advance(w) | Step::UnsafeDualWrite(w) => format!("{} {}", step.op(), w.event_id),
         Step::Relay { event_id, .. } => format!("relay {}", event_id.as_deref().unwrap_or("")),
         Step::Apply { flow, .. } => format!("apply {flow}"),
+        Step::PowerCut { databases } => format!(
+            "power_cut {}",
+            databases
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join("+")
+        ),
+        Step::SetSynchronous { mode } => format!("set_synchronous {}", mode.name()),
         other => other.op().name().to_owned(),
     };
     match step.crash_at() {

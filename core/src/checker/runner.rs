@@ -30,10 +30,7 @@ impl Runner {
             config: config.clone(),
             session,
             // Fresh databases hold no rows.
-            entered: State {
-                arrival: config.arrival_matters(),
-                ..State::default()
-            },
+            entered: State::initial(config),
             moved: None,
             bodies: config.bodies(),
         })
@@ -75,6 +72,20 @@ impl Runner {
                 action,
                 crash: None,
             };
+            // A checkpoint and a cut change what the disks hold, which the state keeps beside the rows: they
+            // are worked out on the state, and the counterexample's replay runs them on SQLite
+            // (`Counterexample::replay` checks it reaches the same rows).
+            match action {
+                Action::Checkpoint => {
+                    out.push((m, s.checkpointed()));
+                    continue;
+                }
+                Action::PowerCut(mask) => {
+                    out.push((m, s.cut(mask)));
+                    continue;
+                }
+                _ => {}
+            }
             let (after, report) = self.run(m)?;
             out.push((m, after));
             let crashable = matches!(

@@ -134,7 +134,7 @@ impl Search {
     pub fn new(config: Config) -> Result<Search, String> {
         config.validate()?;
         let mut runner = Runner::new(&config)?;
-        let root = State::default();
+        let root = State::initial(&config);
         let (violation, quiescent) = runner.judge(&root)?;
         let seen = Seen::new();
         seen.insert(root.key());
@@ -161,7 +161,7 @@ impl Search {
             symmetries: Vec::new(),
         };
         if let Some(v) = violation {
-            search.stop(0, v, &State::default())?;
+            search.stop(0, v, &State::initial(&search.config))?;
         }
         let symmetry = search.config.symmetry;
         Ok(search.with_symmetry(symmetry))
@@ -393,10 +393,9 @@ impl Counterexample {
         violation: Violation,
         reached: &State,
     ) -> Result<Counterexample, String> {
-        let trace = Trace::new(
-            config.setup(),
-            moves.iter().map(|m| m.step(config)).collect(),
-        );
+        let mut steps = config.prelude();
+        steps.extend(moves.iter().map(|m| m.step(config)));
+        let trace = Trace::new(config.setup(), steps);
         let mut session = Session::new(trace.consumer.clone())?;
         let reports = trace.steps.iter().map(|s| session.step(s)).collect();
         let replayed = State::from_snapshot(config, &session.rows_without_bodies()?, 0, 0)?;

@@ -228,10 +228,7 @@ impl Shard {
             arriving: HashMap::new(),
             transitions: 0,
         };
-        let root = State {
-            arrival: shard.config.arrival_matters(),
-            ..State::default()
-        };
+        let root = State::initial(&shard.config);
         let key = root.fingerprint(&shard.symmetries);
         let mut report = LevelReport::default();
         if owner(&key, shards) == index {

@@ -52,6 +52,10 @@ pub struct State {
     pub effects: Vec<Ev>,
     pub resends_used: u8,
     pub crashes_used: u8,
+    pub power_cuts_used: u8,
+    /// Under power cuts with `normal`: each database's rows as of its last checkpoint (its own tables of this
+    /// image; budgets unused). `None` otherwise: every commit is synced.
+    pub synced: Option<Box<State>>,
     /// The inbox rows are in arrival order, which is then part of the state (a rule that reads `arrival`);
     /// otherwise they are sorted by event. The same for every state of a search, so not in the key.
     pub arrival: bool,
@@ -154,7 +158,67 @@ impl State {
                 .collect::<Result<_, String>>()?,
             resends_used,
             crashes_used,
+            power_cuts_used: 0,
+            synced: None,
         })
+    }
+
+    /// The initial state: no rows, no budget used, and under `normal` power cuts both disks synced empty.
+    pub fn initial(config: &Config) -> State {
+        let empty = State {
+            arrival: config.arrival_matters(),
+            ..State::default()
+        };
+        State {
+            synced: config.keeps_images().then(|| Box::new(empty.clone())),
+            ..empty
+        }
+    }
+
+    /// The rows alone, as a synced image holds them.
+    fn image(&self) -> State {
+        State {
+            flow: self.flow.clone(),
+            outbox: self.outbox.clone(),
+            inbox: self.inbox.clone(),
+            projection: self.projection.clone(),
+            effects: self.effects.clone(),
+            arrival: self.arrival,
+            ..State::default()
+        }
+    }
+
+    /// Whether a checkpoint would change a synced image: a database's rows differ from its image.
+    pub fn unsynced(&self) -> bool {
+        self.synced.as_ref().is_some_and(|img| !img.same_rows(self))
+    }
+
+    /// TRACE.md's `checkpoint` (under `normal`): both images become the rows as they are.
+    pub fn checkpointed(&self) -> State {
+        let mut s = self.clone();
+        if s.synced.is_some() {
+            s.synced = Some(Box::new(self.image()));
+        }
+        s
+    }
+
+    /// TRACE.md's `power_cut` of the databases in `mask` (1 the producer, 2 the consumer): each goes back to its
+    /// synced image (under `full` it holds every commit); the processes restart, which changes no row.
+    pub fn cut(&self, mask: u8) -> State {
+        let mut s = self.clone();
+        s.power_cuts_used += 1;
+        if let Some(img) = &self.synced {
+            if mask & 1 != 0 {
+                s.flow = img.flow.clone();
+                s.outbox = img.outbox.clone();
+            }
+            if mask & 2 != 0 {
+                s.inbox = img.inbox.clone();
+                s.projection = img.projection.clone();
+                s.effects = img.effects.clone();
+            }
+        }
+        s
     }
 
     /// The same rows (budgets aside).
@@ -189,16 +253,30 @@ impl State {
         }
         k.push(self.effects.len() as u8);
         k.extend(self.effects.iter().map(|e| e.index()));
+        // Power cuts only: their budget and the synced images, so a search without them keys as before.
+        if self.power_cuts_used > 0 || self.synced.is_some() {
+            k.push(self.power_cuts_used);
+            match &self.synced {
+                Some(img) => {
+                    k.push(1);
+                    k.extend_from_slice(&img.key());
+                }
+                None => k.push(0),
+            }
+        }
         k.into_boxed_slice()
     }
 
     /// The state [`State::key`] wrote (`arrival` is the configuration's): a search shared by workers sends
     /// states this way.
     pub fn from_key(config: &Config, key: &[u8]) -> Result<State, String> {
-        let mut at = 0;
-        let mut next = || {
-            let b = key.get(at).copied().ok_or("a state's key ends early")?;
-            at += 1;
+        let at = std::cell::Cell::new(0);
+        let next = || {
+            let b = key
+                .get(at.get())
+                .copied()
+                .ok_or("a state's key ends early")?;
+            at.set(at.get() + 1);
             Ok::<u8, String>(b)
         };
         let resends_used = next()?;
@@ -242,6 +320,19 @@ impl State {
         let effects = (0..next()?)
             .map(|_| ev(next()?))
             .collect::<Result<_, String>>()?;
+        // The power's tail, written only when it holds something: a cut spent, or images.
+        let (mut power_cuts_used, mut synced, mut tail_fits) = (0, None, true);
+        if at.get() < key.len() {
+            power_cuts_used = next()?;
+            match next()? {
+                0 => tail_fits = power_cuts_used > 0,
+                1 => {
+                    synced = Some(Box::new(State::from_key(config, &key[at.get()..])?));
+                    at.set(key.len());
+                }
+                _ => tail_fits = false,
+            }
+        }
         let state = State {
             flow,
             outbox,
@@ -250,6 +341,8 @@ impl State {
             effects,
             resends_used,
             crashes_used,
+            power_cuts_used,
+            synced,
             arrival: config.arrival_matters(),
         };
         // Codes out of range would index the tables of words when the state is loaded.
@@ -264,7 +357,7 @@ impl State {
                 .projection
                 .iter()
                 .all(|p| p.flow < 3 && (p.state as usize) < STATES.len());
-        if !fits || at != key.len() {
+        if !fits || !tail_fits || at.get() != key.len() {
             return Err("a state's key holds values no state has".into());
         }
         Ok(state)
@@ -289,6 +382,9 @@ impl State {
         s.projection.iter_mut().for_each(|p| p.flow = f(p.flow));
         sort_small(&mut s.projection, |p| p.flow);
         s.effects.iter_mut().for_each(|ev| *ev = e(*ev));
+        if let Some(img) = &self.synced {
+            s.synced = Some(Box::new(img.permuted(perm)));
+        }
         s
     }
 

@@ -6,9 +6,22 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const KNOWN: [&str; 13] = [
-    "flows", "events", "resends", "crashes", "consumer", "producer", "schema2", "rule", "effect",
-    "threads", "save", "json", "symmetry",
+const KNOWN: [&str; 15] = [
+    "flows",
+    "events",
+    "resends",
+    "crashes",
+    "consumer",
+    "producer",
+    "schema2",
+    "power-cuts",
+    "synchronous",
+    "rule",
+    "effect",
+    "threads",
+    "save",
+    "json",
+    "symmetry",
 ];
 
 struct Args {
@@ -62,9 +75,14 @@ fn parse(args: &[String]) -> Result<Args, String> {
             // The rule's file is read, and the rule checked, once every flag is in (`--effect` may come first).
             "rule" => rule_file = Some(value.clone()),
             "effect" => effect = Some(value.clone()),
-            // The knobs, read as the page reads a check link.
+            // The knobs, read as the page reads a check link (`--power-cuts` is the link's `power_cuts`).
             knob => {
-                config.set(knob, value).map_err(|e| format!("--{e}"))?;
+                config.set(&knob.replace('-', "_"), value).map_err(|e| {
+                    format!(
+                        "--{}",
+                        e.replacen('_', "-", usize::from(knob.contains('-')))
+                    )
+                })?;
             }
         }
     }
@@ -154,6 +172,14 @@ pub fn main(args: &[String]) -> ExitCode {
                 String::new()
             } else {
                 format!(", schema 2: {}", config.schema2.join(","))
+            } + &if config.power_cuts > 0 {
+                format!(
+                    ", {} power cut(s) under synchronous={}",
+                    config.power_cuts,
+                    config.synchronous.name()
+                )
+            } else {
+                String::new()
             },
             args.threads,
             if search.symmetry() {

@@ -85,7 +85,7 @@ fn check_file(file: &Path, ids: &mut Vec<String>) -> Result<String, String> {
         )),
         (Verdict::Violated(c), true) => Err(format!(
             "{head} is marked unbreakable, but {} breaks {}",
-            moves(&c.trace),
+            moves(&c.trace.steps),
             c.violation.property.name()
         )),
         (Verdict::Holds, false) => Err(format!(
@@ -96,11 +96,12 @@ fn check_file(file: &Path, ids: &mut Vec<String>) -> Result<String, String> {
             "{head}: the shortest break is of {}, not {}: {}",
             c.violation.property.name(),
             level.property.name(),
-            moves(&c.trace)
+            moves(&c.trace.steps)
         )),
         (Verdict::Violated(c), false) => {
-            let par = c.trace.steps.len();
-            let first = referee(&level, &c.trace)?;
+            // Moves, not steps: a power level's trace starts by setting `synchronous`, which is no move.
+            let par = c.moves.len();
+            let first = referee(&level, &c.trace)?.map(|step| step - (c.trace.steps.len() - par));
             if first != Some(par) {
                 return Err(format!(
                     "{head}: replayed, the shortest history ({par} moves) breaks {} at move {first:?}",
@@ -110,13 +111,13 @@ fn check_file(file: &Path, ids: &mut Vec<String>) -> Result<String, String> {
             Ok(format!(
                 "{head}: {} broken in {par} move(s), the par: {}",
                 level.property.name(),
-                moves(&c.trace)
+                moves(&c.trace.steps[c.trace.steps.len() - par..])
             ))
         }
     }
 }
 
-/// The move (1-based) after which the level's property is first broken, replaying `trace` on fresh databases:
+/// The step (1-based) after which the level's property is first broken, replaying `trace` on fresh databases:
 /// what the page's referee says after each move.
 fn referee(level: &Level, trace: &Trace) -> Result<Option<usize>, String> {
     let mut session = Session::new(trace.consumer.clone())?;
@@ -136,9 +137,8 @@ fn broken(property: Property, s: &Snapshot) -> bool {
     }
 }
 
-fn moves(trace: &Trace) -> String {
-    trace
-        .steps
+fn moves(steps: &[outbox_core::trace::Step]) -> String {
+    steps
         .iter()
         .map(outbox_core::checker::describe)
         .collect::<Vec<_>>()
