@@ -27,8 +27,9 @@ export function cli(knobs) {
 }
 
 export async function setKnobs(page, knobs) {
-  for (const k of ['flows', 'events', 'resends', 'crashes', 'consumer', 'producer']) {
-    if (knobs[k] !== undefined) await page.getByTestId(`check-${k}`).selectOption(String(knobs[k]));
+  for (const k of ['flows', 'events', 'resends', 'crashes', 'consumer', 'producer', 'power-cuts', 'synchronous']) {
+    // The CLI's `--power-cuts` is the page's `power_cuts` knob.
+    if (knobs[k] !== undefined) await page.getByTestId(`check-${k.replace('-', '_')}`).selectOption(String(knobs[k]));
   }
   if (knobs.symmetry !== undefined) await page.getByTestId('check-symmetry').setChecked(knobs.symmetry);
   await page.getByTestId('check-schema2').fill(knobs.schema2 ?? '');

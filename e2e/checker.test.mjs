@@ -46,6 +46,32 @@ test('strict holds in the page with the CLI\'s counts, and a wrong turn is caugh
 });
 
 
+test('power cuts: under FULL strict holds with the CLI\'s counts, under NORMAL the page finds the CLI\'s loss and the player replays it', async ({ dist, open }) => {
+  const full = { flows: 1, events: 2, resends: 0, crashes: 1, consumer: 'strict', producer: 'atomic', 'power-cuts': 1, synchronous: 'full' };
+  const wantFull = cli(full);
+  expect(wantFull.verdict).toBe('holds');
+  const normal = { ...full, synchronous: 'normal' };
+  const wantNormal = cli(normal);
+  expect(wantNormal.verdict).toBe('violated');
+  expect(wantNormal.property).toBe('no_loss');
+
+  const page = await open(dist.url, VIEW);
+  await setKnobs(page, full);
+  await page.getByTestId('check-run').click();
+  await expectSameAsCli(page, wantFull);
+  await setKnobs(page, normal);
+  await page.getByTestId('check-run').click();
+  await expectSameAsCli(page, wantNormal);
+  // The history sets synchronous first, and the consumer's cut takes back what it acknowledged.
+  const steps = page.getByTestId('check-steps').locator('li');
+  await expect(steps).toHaveCount(wantNormal.counterexample.steps.length);
+  await expect(steps.first()).toContainText('set_synchronous');
+  await expect(steps.last()).toContainText('power_cut');
+  await page.getByTestId('check-open').click();
+  await expect(page.getByTestId('invariant')).toHaveAttribute('data-holds', 'false');
+  await expect(page.getByTestId('invariant')).toContainText('no_loss');
+});
+
 test('the gallery catches every wrong turn with its shortest history, and strict holds beside it', async ({ dist, open }) => {
   const cases = {
     unsafe_dual_write: { flows: 1, events: 2, resends: 0, crashes: 1, consumer: 'strict', producer: 'unsafe_dual_write' },

@@ -73,7 +73,7 @@ impl Entry {
             consumer: self.consumer,
             rule: None,
             producer: self.producer,
-            symmetry: false,
+            ..Config::default()
         }
     }
 }

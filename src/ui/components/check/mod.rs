@@ -12,7 +12,7 @@ use crate::ui::i18n::{t, tf, Lang};
 use crate::ui::state::Action;
 use crate::ui::{run_soon, Ctx};
 use outbox_core::checker::Config;
-use outbox_core::protocol::{Ordering, WriteMode};
+use outbox_core::protocol::{Ordering, Synchronous, WriteMode};
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -192,6 +192,11 @@ pub fn Checker() -> Html {
                 "producer" => {
                     config.producer = WriteMode::from_name(&value).unwrap_or(config.producer)
                 }
+                "power_cuts" => config.power_cuts = n,
+                "synchronous" => {
+                    config.synchronous =
+                        Synchronous::from_name(&value).unwrap_or(config.synchronous)
+                }
                 "symmetry" => {
                     config.symmetry = e
                         .target_dyn_into::<HtmlInputElement>()
@@ -256,6 +261,20 @@ pub fn Checker() -> Html {
                 })
                 .collect(),
             c.producer.name().to_owned(),
+        ),
+        ("power_cuts", numbers(0..=2), c.power_cuts.to_string()),
+        (
+            "synchronous",
+            [Synchronous::Full, Synchronous::Normal]
+                .iter()
+                .map(|m| {
+                    (
+                        m.name().to_owned(),
+                        t(lang, &format!("check.synchronous.{}", m.name())),
+                    )
+                })
+                .collect(),
+            c.synchronous.name().to_owned(),
         ),
     ];
     html! {
