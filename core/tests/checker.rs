@@ -229,7 +229,14 @@ fn a_check_link_reads_back_to_its_configuration() {
             ..config(1, 3, 0, 3, "A2")
         },
         with_rule(&config(2, 2, 1, 1, ""), sql, RuleEffect::Outside),
+        Config {
+            power_cuts: 2,
+            synchronous: outbox_core::protocol::Synchronous::Normal,
+            ..config(1, 2, 0, 0, "")
+        },
     ];
+    // Without power cuts the link is as it was before they were a knob.
+    assert!(!Config::default().to_query().contains("power"));
     for c in cases {
         let link = format!("{}&verdict=holds", c.to_query());
         assert!(
@@ -284,6 +291,14 @@ fn a_bad_check_link_is_refused_with_what_is_wrong() {
         ),
         ("symmetry=yes", "symmetry must be 0 or 1, got `yes`"),
         ("consumer=fifo", "consumer must be one of"),
+        (
+            "power_cuts=3",
+            "power_cuts must be a whole number from 0 to 2, got `3`",
+        ),
+        (
+            "power_cuts=1&synchronous=off",
+            "synchronous must be full or normal, got `off`",
+        ),
     ];
     for (query, needle) in refusals {
         let e = Config::from_query(query)
@@ -303,6 +318,10 @@ fn only_a_configuration_up_to_the_pages_default_runs_without_asking() {
         config(3, 3, 0, 0, ""),
         config(1, 3, 2, 0, ""),
         config(1, 3, 0, 2, ""),
+        Config {
+            power_cuts: 2,
+            ..config(1, 1, 0, 0, "")
+        },
     ] {
         assert!(!larger.is_quick(), "{}", larger.to_query());
     }
