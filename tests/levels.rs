@@ -244,3 +244,212 @@ fn the_chinese_words_keep_only_the_articles_latin_words() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+fn levels() -> Vec<outbox_core::levels::Level> {
+    level_files()
+        .iter()
+        .map(|f| outbox_core::levels::parse(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// The par: the length of the checker's shortest history from the start, in moves.
+fn par(level: &outbox_core::levels::Level) -> usize {
+    use outbox_core::checker::{Search, Verdict};
+    let mut search = Search::new(level.config.clone()).unwrap();
+    match search.finish().unwrap() {
+        Verdict::Violated(c) => c.moves.len(),
+        Verdict::Holds => panic!("{} holds", level.id),
+    }
+}
+
+/// Follows hints from where `play` stands until a property breaks; the moves it took.
+fn follow_hints(play: &mut outbox_core::checker::Play) -> usize {
+    use outbox_core::checker::Hint;
+    let mut taken = 0;
+    while play.broken().is_none() {
+        match play.hint().unwrap() {
+            Hint::Break { next, .. } => {
+                play.make(next).unwrap();
+                taken += 1;
+            }
+            Hint::Safe { .. } => panic!("no break reachable after {taken} hinted moves"),
+        }
+        assert!(taken <= 12, "hints go round in circles");
+    }
+    taken
+}
+
+/// A reader who makes the hinted move every time wins each level in exactly its par, breaking the level's
+/// property; the first hint already says how many moves are left.
+#[test]
+fn following_the_hints_wins_each_level_in_its_par() {
+    use outbox_core::checker::{Hint, Play};
+    for level in levels().iter().filter(|l| !l.unbreakable) {
+        let par = par(level);
+        let mut play = Play::new(level.config.clone()).unwrap();
+        let Hint::Break {
+            moves, violation, ..
+        } = play.hint().unwrap()
+        else {
+            panic!("{}: no hint at the start", level.id)
+        };
+        assert_eq!(
+            (moves, violation.property),
+            (par, level.property),
+            "{}",
+            level.id
+        );
+        assert_eq!(follow_hints(&mut play), par, "{}", level.id);
+        assert_eq!(
+            play.broken().unwrap().property,
+            level.property,
+            "{}",
+            level.id
+        );
+        assert_eq!(play.history().len(), par);
+    }
+}
+
+/// Whether some history of fewer than `depth` more moves from where `play` stands breaks a property: every
+/// offered move tried, and taken back.
+fn breaks_within(play: &mut outbox_core::checker::Play, depth: usize) -> bool {
+    if play.broken().is_some() {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    let here = play.history().len();
+    for m in play.moves() {
+        play.make(m).unwrap();
+        let found = breaks_within(play, depth - 1);
+        play.back_to(here).unwrap();
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+/// From a detour (the first offered move that is not the hint's), the hint counts the fewest moves left: every
+/// shorter history from there, tried one by one, breaks nothing, and following the hints takes exactly that many.
+/// Where the detour closed every way, the hint says nothing can break, and nothing does.
+#[test]
+fn a_hint_from_a_detour_is_the_fewest_moves_from_there() {
+    use outbox_core::checker::{Hint, Play};
+    let mut detours = 0;
+    for level in levels().iter().filter(|l| !l.unbreakable) {
+        let mut play = Play::new(level.config.clone()).unwrap();
+        // Hinted moves until one is offered beside the hint: take that one instead.
+        let mut detoured = false;
+        while !detoured && play.broken().is_none() {
+            let Hint::Break { next, .. } = play.hint().unwrap() else {
+                panic!("{}", level.id)
+            };
+            let here = play.history().len();
+            let other = play.moves().into_iter().find(|m| {
+                if *m == next {
+                    return false;
+                }
+                let breaks = play.make(*m).unwrap().is_some();
+                play.back_to(here).unwrap();
+                !breaks
+            });
+            match other {
+                Some(m) => {
+                    play.make(m).unwrap();
+                    detoured = true;
+                }
+                None => {
+                    play.make(next).unwrap();
+                }
+            }
+        }
+        if !detoured {
+            eprintln!(
+                "{}: no move beside the hint's that breaks nothing",
+                level.id
+            );
+            continue;
+        }
+        detours += 1;
+        let moves = match play.hint().unwrap() {
+            Hint::Break { moves, .. } => moves,
+            // The detour closed the way (the dual write's only event produced safely): the hint says so,
+            // and indeed nothing breaks in the next moves.
+            Hint::Safe { .. } => {
+                assert!(
+                    !breaks_within(&mut play, 4),
+                    "{}: safe, yet it breaks",
+                    level.id
+                );
+                continue;
+            }
+        };
+        assert!(
+            !breaks_within(&mut play, moves - 1),
+            "{}: a shorter way than {moves}",
+            level.id
+        );
+        assert_eq!(follow_hints(&mut play), moves, "{}", level.id);
+    }
+    assert!(detours >= 5, "{detours} levels had a detour");
+}
+
+/// The protocol's level: from the start, and from wherever a reader stands, nothing breaks it, over the states
+/// `experiments check` counts on its bounds.
+#[test]
+fn the_protocols_level_is_safe_from_anywhere() {
+    use outbox_core::checker::{Hint, Play, Search};
+    let level = levels().into_iter().find(|l| l.unbreakable).unwrap();
+    let mut search = Search::new(level.config.clone()).unwrap();
+    search.finish().unwrap();
+    let mut play = Play::new(level.config.clone()).unwrap();
+    assert_eq!(
+        play.hint().unwrap(),
+        Hint::Safe {
+            states: search.counts().states
+        }
+    );
+    for _ in 0..3 {
+        let m = play.moves()[0];
+        play.make(m).unwrap();
+    }
+    assert!(
+        matches!(play.hint().unwrap(), Hint::Safe { states } if states < search.counts().states)
+    );
+}
+
+/// Only the offered moves are made; a won game takes no more moves until one is taken back.
+#[test]
+fn a_game_takes_only_the_moves_it_offers() {
+    use outbox_core::checker::{Action, Move, Play};
+    let level = levels()
+        .into_iter()
+        .find(|l| l.id == "dedupe-only")
+        .unwrap();
+    let mut play = Play::new(level.config.clone()).unwrap();
+    let apply = Move {
+        action: Action::Apply(0),
+        crash: None,
+    };
+    let e = play.make(apply).unwrap_err();
+    assert_eq!(e, "`apply A` is not a move here");
+    assert_eq!(
+        play.moves().iter().map(|m| m.kind()).collect::<Vec<_>>(),
+        ["advance"]
+    );
+    while play.broken().is_none() {
+        let Ok(outbox_core::checker::Hint::Break { next, .. }) = play.hint() else {
+            panic!()
+        };
+        play.make(next).unwrap();
+    }
+    assert!(play.moves().is_empty());
+    assert!(play.make(apply).unwrap_err().contains("the game is over"));
+    let won = play.trace();
+    play.back_to(1).unwrap();
+    assert!(play.broken().is_none() && !play.moves().is_empty());
+    assert_eq!(play.trace().steps.len(), 1);
+    assert_eq!(won.steps.len(), 3);
+}

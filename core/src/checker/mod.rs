@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod config;
+pub mod play;
 pub mod properties;
 pub mod report;
 mod rows;
@@ -15,6 +16,7 @@ pub mod state;
 
 pub use actions::{actions, Action, Move};
 pub use config::Config;
+pub use play::{Hint, Play};
 pub use properties::{Property, Violation};
 pub use report::{Finding, Outcome};
 pub use search::{Counterexample, Counts, Search, Verdict};

@@ -110,6 +110,21 @@ impl Runner {
         Ok(out)
     }
 
+    /// The state `m` leads to from `s`, when the checker offers `m` there (a reader's move, a hint's history);
+    /// a move it does not offer is refused, naming it.
+    pub(super) fn follow(&mut self, s: &State, m: Move) -> Result<State, String> {
+        self.expand(s)?
+            .into_iter()
+            .find(|(offered, _)| *offered == m)
+            .map(|(_, after)| after)
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is not a move here",
+                    super::describe(&m.step(&self.config))
+                )
+            })
+    }
+
     /// Whether `s` is quiescent (CHECKER.md): produced in full, nothing unacknowledged, and no flow's apply
     /// changes a row.
     fn quiescent(&mut self, s: &State) -> Result<bool, String> {

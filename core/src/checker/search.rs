@@ -121,6 +121,8 @@ pub struct Search {
     /// The first state of the current level that breaks a property (the level is finished first, so that the
     /// counts at a stop are whole levels', the same however the level was shared out).
     broken: Option<(u32, Violation, State)>,
+    /// The history the root was reached by ([`Search::after`]).
+    prefix: Vec<Move>,
     threads: usize,
     /// The databases of the other threads, natively, kept for the whole search.
     #[cfg(not(target_arch = "wasm32"))]
@@ -132,9 +134,18 @@ pub struct Search {
 impl Search {
     /// Checks the configuration (a refusal names the knob) and judges the initial state.
     pub fn new(config: Config) -> Result<Search, String> {
+        Search::after(config, Vec::new())
+    }
+
+    /// The same search from where `history` leads (a reader's position, for a hint): its last state is the
+    /// root, and a counterexample starts with `history`. A move the checker does not offer is refused.
+    pub fn after(config: Config, history: Vec<Move>) -> Result<Search, String> {
         config.validate()?;
         let mut runner = Runner::new(&config)?;
-        let root = State::initial(&config);
+        let mut root = State::initial(&config);
+        for m in &history {
+            root = runner.follow(&root, *m)?;
+        }
         let (violation, quiescent) = runner.judge(&root)?;
         let seen = Seen::new();
         seen.insert(root.key());
@@ -143,7 +154,7 @@ impl Search {
             runner,
             seen,
             parents: vec![None],
-            frontier: vec![(0, root)],
+            frontier: vec![(0, root.clone())],
             cursor: 0,
             next: Vec::new(),
             level: 0,
@@ -155,13 +166,14 @@ impl Search {
             },
             verdict: None,
             broken: None,
+            prefix: history,
             threads: 1,
             #[cfg(not(target_arch = "wasm32"))]
             helpers: Vec::new(),
             symmetries: Vec::new(),
         };
         if let Some(v) = violation {
-            search.stop(0, v, &State::initial(&search.config))?;
+            search.stop(0, v, &root)?;
         }
         let symmetry = search.config.symmetry;
         Ok(search.with_symmetry(symmetry))
@@ -378,6 +390,7 @@ impl Search {
             at = parent;
         }
         moves.reverse();
+        let moves = [self.prefix.clone(), moves].concat();
         let c = Counterexample::replay(&self.config, moves, violation, reached)?;
         self.verdict = Some(Verdict::Violated(Box::new(c)));
         Ok(())
