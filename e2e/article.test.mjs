@@ -73,7 +73,7 @@ for (const width of [360, 960]) {
 for (const width of [360, 960]) {
   test(`an embed of the experiments or the checker posts one height at ${width} px`, async ({ browser, dist, parentPage }) => {
     const views = { 'embed-experiments': 'view=experiments', 'embed-checker': 'view=checker' };
-    // Another origin than the playground's, as an article's host would be, with the README's listener.
+    // Another origin than the playground's, as an article's host would be, with the README's line of script.
     const parent = await parentPage(Object.entries(views).map(([id, view]) =>
       `<iframe id="${id}" data-outbox-playground src="${dist.url}?embed&${view}" style="width:100%;height:900px;border:0"></iframe>`).join(''));
     const context = await browser.newContext({ viewport: { width, height: 800 } });
@@ -136,7 +136,8 @@ test('an embed ignores what it does not know, with a notice, and Copy embed code
   await full.getByTestId('copy-embed').click();
   const code = full.getByTestId('embed-code');
   await expect(code).toHaveValue(/<iframe data-outbox-playground src="[^"]*\?embed&view=wire,consumer,share,experiments&preset=3&step=12&lang=en"/);
-  await expect(code).toHaveValue(/outbox-playground:height/);
+  // One line of script beside the frame: the playground's own embed.js, which sizes every frame of the page.
+  await expect(code).toHaveValue(new RegExp(`<script src="${dist.url.replace(/[.?]/g, '\\$&')}embed\\.js" defer></script>$`));
   await full.getByTestId('process-all').click();
   await full.getByTestId('copy-embed').click();
   await expect(code).toHaveValue(/\?embed&view=wire,consumer,share,experiments&lang=en#t=/);

@@ -269,7 +269,7 @@ test('the embed build loads from a sub-path, without chrome, from 360 to 960 px 
   }
 });
 
-test('an embedded frame sizes itself to the playground through the README\'s listener, with no inner scrollbar', async ({ browser, serveDir, parentPage }) => {
+test('an embedded frame sizes itself to the playground through the README\'s line of script, with no inner scrollbar', async ({ browser, serveDir, parentPage }) => {
   const sub = await serveDir(path.join(ROOT, 'dist-subpath'), { prefix: '/blog/outbox/' });
   // The parent: another origin (another port), with the frame and the listener exactly as the README gives them.
   const snippet = readmeEmbed().frame

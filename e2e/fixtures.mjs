@@ -32,8 +32,8 @@ export const test = base.extend({
 
   /**
    * An article's page for one test, on another origin than the playground's, as a blog's host would be:
-   * `await parentPage(frames)` serves `frames` (the frames' HTML, in the page's body) with the README's resize
-   * listener after them, exactly as an author copies it, and returns the server (`.url`).
+   * `await parentPage(frames)` serves `frames` (the frames' HTML, in the page's body) with the README's line of
+   * script after them, exactly as an author copies it (and `embed.js` where it points), and returns the server.
    */
   parentPage: async ({ serveDir }, use) => {
     const dirs = [];
@@ -42,6 +42,7 @@ export const test = base.extend({
       dirs.push(dir);
       fs.writeFileSync(path.join(dir, 'index.html'),
         `<!doctype html><meta charset="utf-8"><body style="margin:0">${frames}${readmeEmbed().listener}</body>`);
+      hostEmbedScript(dir);
       return serveDir(dir);
     });
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -125,12 +126,22 @@ export async function step(page, id, want) {
   await expect(page.getByTestId('step-result')).toHaveText(want);
 }
 
-/** The README's embed snippet: its `<iframe>` and its resize listener (`<script>…</script>`). */
+/** The README's embed snippet: its `<iframe>`, its one line of script (`<script src=… defer>`) and that src. */
 export function readmeEmbed() {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const snippet = readme.match(/```html\n(<iframe data-outbox-playground[\s\S]*?<\/iframe>)\s*(<script>[\s\S]*?<\/script>)\n```/);
-  if (!snippet) throw new Error('README.md has no embed snippet (an <iframe data-outbox-playground> and a <script>)');
-  return { frame: snippet[1], listener: snippet[2] };
+  const snippet = readme.match(/```html\n(<iframe data-outbox-playground[\s\S]*?<\/iframe>)\s*(<script src="([^"]+)" defer><\/script>)\n```/);
+  if (!snippet) throw new Error('README.md has no embed snippet (an <iframe data-outbox-playground> and a <script src>)');
+  return { frame: snippet[1], listener: snippet[2], src: snippet[3] };
+}
+
+/**
+ * Puts the built `embed.js` in `dir` where the README's line asks for it (`/blog/outbox-playground/embed.js`),
+ * as an author copies `dist/` to that path.
+ */
+export function hostEmbedScript(dir) {
+  const to = path.join(dir, readmeEmbed().src);
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'dist', 'embed.js'), to);
 }
 
 /**

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, expect } from './fixtures.mjs';
 import { KEYS } from './webdriver.mjs';
-import { readmeEmbed } from '../fixtures.mjs';
+import { readmeEmbed, hostEmbedScript } from '../fixtures.mjs';
 import { serve } from '../server.mjs';
 import { cli } from '../checker-shared.mjs';
 
@@ -171,6 +171,7 @@ test('an embed on another origin posts its height and the frame fits its content
   const snippet = frame.replace('/blog/outbox-playground/?embed', `${dist.url}?embed`).replace(' loading="lazy"', '');
   fs.writeFileSync(path.join(dir, 'index.html'),
     `<!doctype html><meta charset="utf-8"><body style="margin:0">${snippet}${listener}</body>`);
+  hostEmbedScript(dir);
   const parent = await serve(dir);
   try {
     await page.session.goto(parent.url);

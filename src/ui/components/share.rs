@@ -200,21 +200,16 @@ fn embed_src(model: &Ctx) -> Result<String, String> {
     Ok(format!("{}?{query}{fragment}", page_base()))
 }
 
-/// The iframe for an article, `height` tall, with the few lines that size it to its content.
+/// The iframe for an article, `height` tall, and the line of script (`embed.js`, beside the page) that sizes it
+/// to its content.
 fn embed_snippet(model: &Ctx, src: &str, height: u32) -> String {
     let title = t(model.lang, "title").replace('"', "&quot;");
+    let base = page_base();
+    let dir = &base[..base.rfind('/').map_or(0, |i| i + 1)];
     format!(
         r#"<iframe data-outbox-playground src="{src}" title="{title}"
         style="width:100%;max-width:{ARTICLE_WIDTH}px;height:{height}px;border:0" loading="lazy"></iframe>
-<script>
-  addEventListener('message', (event) => {{
-    for (const frame of document.querySelectorAll('iframe[data-outbox-playground]')) {{
-      if (event.source === frame.contentWindow && event.data?.type === 'outbox-playground:height') {{
-        frame.style.height = `${{event.data.height}}px`;
-      }}
-    }}
-  }});
-</script>"#
+<script src="{dir}embed.js" defer></script>"#
     )
 }
 
