@@ -234,6 +234,10 @@ fn a_check_link_reads_back_to_its_configuration() {
             synchronous: outbox_core::protocol::Synchronous::Normal,
             ..config(1, 2, 0, 0, "")
         },
+        Config {
+            synchronous: outbox_core::protocol::Synchronous::Normal,
+            ..config(1, 2, 0, 0, "")
+        },
     ];
     // Without power cuts the link is as it was before they were a knob.
     assert!(!Config::default().to_query().contains("power"));
@@ -846,4 +850,28 @@ fn a_power_cut_worked_out_on_the_state_is_what_sqlite_does() {
         cuts > 150 && lost_rows > 50,
         "{cuts} cuts took {lost_rows} rows"
     );
+}
+
+/// A search from a reader's position (a hint's) counts each class of states once under symmetry, the position
+/// included: from B's history and from the same history on A (one class), the same counts.
+#[test]
+fn a_search_from_a_position_counts_its_root_once_under_symmetry() {
+    let on = Config {
+        symmetry: true,
+        ..config(2, 1, 0, 0, "")
+    };
+    let history = |flow: u8| {
+        let ev = outbox_core::checker::config::Ev { flow, seq: 1 };
+        [Action::Advance(ev), Action::Relay(ev), Action::Apply(flow)].map(|action| Move {
+            action,
+            crash: None,
+        })
+    };
+    let counts = |c: &Config, flow: u8| {
+        let mut s = Search::after(c.clone(), history(flow).to_vec()).unwrap();
+        s.finish().unwrap();
+        assert!(matches!(s.verdict(), Some(Verdict::Holds)));
+        s.counts()
+    };
+    assert_eq!(counts(&on, 1), counts(&on, 0));
 }

@@ -247,11 +247,11 @@ impl Config {
             q.push_str(rule.effect().name());
         }
         if self.power_cuts > 0 {
-            q.push_str(&format!(
-                "&power_cuts={}&synchronous={}",
-                self.power_cuts,
-                self.synchronous.name()
-            ));
+            q.push_str(&format!("&power_cuts={}", self.power_cuts));
+        }
+        // Written whenever it is not the default, so a link reads back to the knobs as they were set.
+        if self.power_cuts > 0 || self.synchronous != Synchronous::Full {
+            q.push_str(&format!("&synchronous={}", self.synchronous.name()));
         }
         if self.symmetry {
             q.push_str("&symmetry=1");

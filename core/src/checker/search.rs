@@ -196,6 +196,14 @@ impl Search {
         } else {
             Vec::new()
         };
+        // The root was seen under its plain key; before the search starts it is keyed as every later state is,
+        // or a move back to a root that is not its class's smallest renaming would count it again.
+        if self.counts.transitions == 0 {
+            if let Some((_, root)) = self.frontier.first() {
+                self.seen = Seen::new();
+                self.seen.insert(root.fingerprint(&self.symmetries));
+            }
+        }
         self
     }
 
