@@ -131,11 +131,19 @@ impl Play {
     /// A hint from where the reader stands: the shortest history on from here that breaks a property, or that
     /// none does. Following each hint's `next` wins in the fewest moves possible from here.
     pub fn hint(&self) -> Result<Hint, String> {
-        let mut search = Search::after(self.config.clone(), self.history())?;
-        let states = {
-            search.finish()?;
-            search.counts().states
-        };
+        let mut search = self.hinter()?;
+        search.finish()?;
+        self.hint_of(&search)
+    }
+
+    /// The hint's search, for a caller that runs it a slice at a time ([`Search::run`]) off the reader's way;
+    /// [`Play::hint_of`] reads the hint from it once it is done.
+    pub fn hinter(&self) -> Result<Search, String> {
+        Search::after(self.config.clone(), self.history())
+    }
+
+    /// The hint a finished [`Play::hinter`] search gives from where the reader stands.
+    pub fn hint_of(&self, search: &Search) -> Result<Hint, String> {
         Ok(match search.verdict() {
             Some(Verdict::Violated(c)) => {
                 let here = self.made.len();
@@ -149,7 +157,10 @@ impl Play {
                     trace: c.trace.clone(),
                 }
             }
-            _ => Hint::Safe { states },
+            Some(Verdict::Holds) => Hint::Safe {
+                states: search.counts().states,
+            },
+            None => return Err("the hint's search is not done".into()),
         })
     }
 }
