@@ -39,16 +39,32 @@ impl Runner {
     /// Puts `s`'s rows into the databases: each move from `s` starts from them.
     fn enter(&mut self, s: &State) -> Result<(), String> {
         let now = self.moved.take().unwrap_or_else(|| self.entered.clone());
-        rows::restore(self.session.system_mut(), &now, s, &self.bodies)?;
+        self.restore(&now, s)?;
         self.entered = s.clone();
         Ok(())
+    }
+
+    /// Makes the databases, holding `from`'s rows, hold `to`'s. Each database's writes are one transaction, so
+    /// one may commit and the other fail: then what they hold is read back as `moved`, and the next move starts
+    /// from the truth rather than from a state they no longer hold (a game's runner outlives an error).
+    fn restore(&mut self, from: &State, to: &State) -> Result<(), String> {
+        let result = rows::restore(self.session.system_mut(), from, to, &self.bodies);
+        if result.is_err() {
+            let mut held = from.clone();
+            let all = crate::protocol::db::tables::ALL;
+            if rows::read(self.session.system_mut(), &self.config, all, &mut held).is_ok() {
+                self.moved = Some(held);
+            }
+        }
+        result
     }
 
     /// From the entered state, runs `m`; returns the state it leads to and the step's report. Only the tables
     /// the step's commits changed are read back.
     fn run(&mut self, m: Move) -> Result<(State, StepReport), String> {
         if let Some(now) = self.moved.take() {
-            rows::restore(self.session.system_mut(), &now, &self.entered, &self.bodies)?;
+            let entered = self.entered.clone();
+            self.restore(&now, &entered)?;
         }
         let report = self.session.step(&m.step(&self.config));
         let (r, c) = m.cost();
@@ -192,5 +208,58 @@ impl Runner {
             None
         };
         Ok((v, quiescent))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::FaultTarget;
+
+    /// The rows the databases hold, read whole.
+    fn held(r: &mut Runner) -> State {
+        let mut s = State::initial(&r.config);
+        let all = crate::protocol::db::tables::ALL;
+        rows::read(r.session.system_mut(), &r.config, all, &mut s).unwrap();
+        s
+    }
+
+    /// A restore whose consumer half fails (a trigger refuses the effect) after its producer half committed:
+    /// the runner reads back what the databases hold, and the next state it enters is exactly that state.
+    #[test]
+    fn a_restore_that_fails_halfway_leaves_the_runner_knowing_what_is_held() {
+        let config = Config {
+            flows: 1,
+            events: 1,
+            resends: 0,
+            crashes: 0,
+            ..Config::default()
+        };
+        let mut r = Runner::new(&config).unwrap();
+        let start = State::initial(&config);
+        let after = |r: &mut Runner, s: &State, kind: &str| {
+            let moves = r.expand(s).unwrap();
+            moves.into_iter().find(|(m, _)| m.kind() == kind).unwrap().1
+        };
+        let produced = after(&mut r, &start, "advance");
+        let relayed = after(&mut r, &produced, "relay");
+        let applied = after(&mut r, &relayed, "apply");
+        assert_eq!(
+            applied.effects.len(),
+            1,
+            "advance, relay, apply: one effect"
+        );
+        r.enter(&start).unwrap();
+        r.session
+            .system_mut()
+            .inject_fault(FaultTarget::EffectInsert)
+            .unwrap();
+        assert!(r.enter(&applied).is_err(), "the trigger refuses the effect");
+        r.session
+            .system_mut()
+            .clear_fault(FaultTarget::EffectInsert)
+            .unwrap();
+        r.enter(&produced).unwrap();
+        assert!(held(&mut r).same_rows(&produced));
     }
 }
