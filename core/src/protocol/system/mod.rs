@@ -412,6 +412,7 @@ fn path_text(path: &Path) -> Result<String, Stop> {
 }
 
 mod power;
+mod reads;
 mod tables;
 pub use power::Synchronous;
-pub use tables::*;
+pub use reads::*;
