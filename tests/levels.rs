@@ -3,10 +3,12 @@
 //! the Chinese words keep only the Latin words the article keeps.
 #![cfg(not(target_arch = "wasm32"))]
 
-use outbox_core::lang::glossary::{KEPT, TERMS};
+use outbox_core::lang::glossary::KEPT;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+mod glossary;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,15 +30,8 @@ fn read(name: &str) -> Value {
 }
 
 fn levels_check(dir: &Path) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
-        .args(["levels", "--check"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
+    let (code, out, err) = common::cli(&["levels", "--check", &dir.to_string_lossy()]);
+    (code, out + &err)
 }
 
 #[test]
@@ -225,20 +220,8 @@ fn the_chinese_words_keep_only_the_articles_latin_words() {
                     found.push(format!("{}: {word}", file.display()));
                 }
             }
-            for term in TERMS {
-                let mut rest = text.clone();
-                for compound in term.compounds {
-                    rest = rest.replace(compound, "");
-                }
-                for not in term.not {
-                    if rest.contains(not) {
-                        found.push(format!(
-                            "{}: {not} where the page says {}",
-                            file.display(),
-                            term.zh
-                        ));
-                    }
-                }
+            for synonym in glossary::synonyms(text) {
+                found.push(format!("{}: {synonym}", file.display()));
             }
         }
     }

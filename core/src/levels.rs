@@ -5,7 +5,7 @@
 
 use crate::checker::{Config, Property};
 use crate::json::{json_type, short_json, short_str, Fields};
-use crate::protocol::{Ordering, Synchronous, WriteMode};
+use crate::protocol::{Synchronous, WriteMode};
 use serde_json::Value;
 
 pub const LEVEL_FORMAT: &str = "outbox-playground-level/1";
@@ -244,18 +244,4 @@ fn language(raw: Value) -> Result<Words, String> {
         win: text("win")?,
         lesson: text("lesson")?,
     })
-}
-
-impl Level {
-    pub fn words(&self, lang: crate::lang::Lang) -> &Words {
-        match lang {
-            crate::lang::Lang::En => &self.en,
-            crate::lang::Lang::Zh => &self.zh,
-        }
-    }
-
-    /// The consumer the level names (a built-in's word, or `rule`).
-    pub fn consumer(&self) -> Ordering {
-        self.config.consumer
-    }
 }

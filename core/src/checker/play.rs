@@ -8,7 +8,7 @@ use super::properties::Violation;
 use super::runner::Runner;
 use super::search::{Search, Verdict};
 use super::state::State;
-use crate::trace::{Step, Trace};
+use crate::trace::Trace;
 
 /// What a hint found from the reader's position.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,10 +52,6 @@ impl Play {
             offered,
             broken: None,
         })
-    }
-
-    pub fn config(&self) -> &Config {
-        &self.config
     }
 
     /// Where the reader stands.
@@ -121,11 +117,6 @@ impl Play {
         let mut steps = self.config.prelude();
         steps.extend(self.made.iter().map(|(m, _)| m.step(&self.config)));
         Trace::new(self.config.setup(), steps)
-    }
-
-    /// The step a move is, in TRACE.md's words.
-    pub fn step(&self, m: Move) -> Step {
-        m.step(&self.config)
     }
 
     /// A hint from where the reader stands: the shortest history on from here that breaks a property, or that
