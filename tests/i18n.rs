@@ -15,21 +15,61 @@ fn catalog(lang: &str) -> BTreeMap<String, String> {
 
 /// Every key the UI code names literally: `t(lang, "key")` and `tf(lang, "key", …)`.
 fn keys_used_in(dir: &Path, out: &mut BTreeSet<String>) {
+    keys_in(dir, out, &mut BTreeSet::new());
+}
+
+/// The page's keys (`t(lang, "…")`) into `page`, the levels' words (`words.t(lang, "…")`, `ctx.t("…")`, fetched
+/// with the levels from `src/i18n/levels.json`) into `levels`.
+fn keys_in(dir: &Path, page: &mut BTreeSet<String>, levels: &mut BTreeSet<String>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            keys_used_in(&path, out);
+            keys_in(&path, page, levels);
         } else if path.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(&path).unwrap();
-            for pattern in ["t(lang, \"", "tf(lang, \""] {
+            for pattern in ["t(lang, \"", "tf(lang, \"", "ctx.t(\"", "ctx.tf(\""] {
                 for (i, _) in text.match_indices(pattern) {
                     let rest = &text[i + pattern.len()..];
+                    let method = pattern.starts_with("ctx") || text[..i].ends_with('.');
                     if let Some(end) = rest.find('"') {
-                        out.insert(rest[..end].to_owned());
+                        let set = if method { &mut *levels } else { &mut *page };
+                        set.insert(rest[..end].to_owned());
                     }
                 }
             }
         }
+    }
+}
+
+#[test]
+fn every_word_a_level_asks_for_exists_in_both_languages() {
+    let words: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("src/i18n/levels.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut used = BTreeSet::new();
+    keys_in(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut BTreeSet::new(),
+        &mut used,
+    );
+    assert!(
+        used.len() > 30,
+        "the scan found the levels' keys: {}",
+        used.len()
+    );
+    for lang in ["en", "zh"] {
+        let missing: Vec<_> = used
+            .iter()
+            .filter(|k| words[lang][k.as_str()].is_null())
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{lang}: level words used but not in levels.json: {missing:?}"
+        );
     }
 }
 

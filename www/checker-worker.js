@@ -3,8 +3,12 @@
 // worker's place among the workers that share the search, and a port to each of the others; this instantiates
 // that same module (no second download or compile) and runs its part of the search, which trades states with
 // the others over the ports and posts its progress (the first worker: what the search found) to the page.
+// Started with `hint` (src/ui/hints.rs), it is an open level's: it answers each job the page posts after.
 onmessage = async ({ data }) => {
   onmessage = null;
+  // A level's jobs may come before the module is ready: they wait here, in order.
+  const jobs = [];
+  if (data.hint) onmessage = ({ data: job }) => jobs.push(job);
   // A split module's search is in its parts: without them the first call into one would trap, unexplained.
   if (!Array.isArray(data.rest) && WebAssembly.Module.exports(data.module).some((e) => e.name === '__rest_loaded')) {
     postMessage({ kind: 'failed', message: 'the checker\'s worker was not handed the rest of the module' });
@@ -31,6 +35,18 @@ onmessage = async ({ data }) => {
   try {
     const glue = await import(data.glue);
     await glue.default({ module_or_path: data.module });
+    if (data.hint) {
+      const run = (job) => {
+        try {
+          glue.hint_in_worker(job.job);
+        } catch (e) {
+          failed(e, job.id);
+        }
+      };
+      onmessage = ({ data: job }) => run(job);
+      jobs.splice(0).forEach(run);
+      return;
+    }
     const ports = data.ports ?? [];
     globalThis.outboxSendToWorker = (to, bytes) => {
       const copy = bytes.slice();
@@ -53,9 +69,9 @@ onmessage = async ({ data }) => {
   }
 };
 
-function failed(e) {
+function failed(e, id) {
   // A trap is the module aborting: most likely out of memory on a large configuration (the search keeps every
   // state it has seen), else a bug.
   const why = e instanceof WebAssembly.RuntimeError ? ' (most likely out of memory: try smaller bounds)' : '';
-  postMessage({ kind: 'failed', message: `the checker's worker stopped: ${e}${why}` });
+  postMessage({ kind: 'failed', id, message: `the checker's worker stopped: ${e}${why}` });
 }

@@ -63,7 +63,7 @@
   // it: it is fetched beside the first load, once the document is parsed (index.html names it after this
   // script).
   const early = /(?:^|&)preset=/.test(location.search.slice(1))
-    || (location.hash.length > 1 && !location.hash.startsWith('#check?'));
+    || (location.hash.length > 1 && !/^#(check\?|level=)/.test(location.hash));
   if (early) {
     document.addEventListener('readystatechange', () => fetchPart(parts[0]), { once: true });
   }

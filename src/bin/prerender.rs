@@ -34,6 +34,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The levels beside the page, in one file it fetches when a level opens (not in its first load).
+    let levels = path.with_file_name("levels.json");
+    if let Err(e) = levels_bundle().and_then(|text| {
+        std::fs::write(&levels, text).map_err(|e| format!("cannot write {}: {e}", levels.display()))
+    }) {
+        eprintln!("prerender: the levels: {e}");
+        return ExitCode::FAILURE;
+    }
     match into_page(&page) {
         Ok(page) => match std::fs::write(&path, page) {
             Ok(()) => ExitCode::SUCCESS,
@@ -47,6 +55,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `levels/*.json` in name order and the page's words for them, validated, as one file.
+#[cfg(not(target_arch = "wasm32"))]
+fn levels_bundle() -> Result<String, String> {
+    let read = |path: &std::path::Path| {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir("levels")
+        .map_err(|e| format!("cannot read levels/: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let texts = files
+        .iter()
+        .map(|p| Ok((p.display().to_string(), read(p)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    outbox_core::levels::bundle(&texts, &read("src/i18n/levels.json".as_ref())?)
 }
 
 /// `html` without its `data-testid` attributes: a test id names the live page's one element (the prerendered

@@ -1,6 +1,6 @@
 //! What the page's address asks for: `?embed` (no page chrome), `preset=N` (the article's experiment N, loaded
 //! as the page starts, at its section's moment or at `step=N`), `view=a,b` (only these panels, for an embed that
-//! fits one section of an article) and `lang=zh|en`.
+//! fits one section of an article), `level=N` (break-it level N, or its id) and `lang=zh|en`.
 //! Anything else is ignored and named in a notice; nothing in the address can stop the page.
 
 use outbox_core::experiments;
@@ -37,6 +37,16 @@ const EMBED_DEFAULT: [Panel; 8] = [
     Panel::Sql,
 ];
 
+/// What a level shows of the player: its tables, the diagram, the log and the SQL, never its controls.
+const LEVEL_SHOWS: [Panel; 6] = [
+    Panel::Producer,
+    Panel::Wire,
+    Panel::Consumer,
+    Panel::Diagram,
+    Panel::Log,
+    Panel::Sql,
+];
+
 /// The tools below the player, which stand beside the session rather than show it: the experiments, share and
 /// the two searches.
 pub const TOOLS: [Panel; 4] = [
@@ -59,6 +69,9 @@ pub struct Address {
     pub lang: Option<crate::ui::i18n::Lang>,
     /// `step=N`: the position a preset opens at, instead of its section's moment.
     pub step: Option<usize>,
+    /// `level=N`: the break-it level to open (its number or id, checked once the levels are fetched); a
+    /// challenge link (`#level=…`) opens its own level and sets this to `challenge`.
+    pub level: Option<String>,
     /// What was ignored, as the reader wrote it, with why.
     pub ignored: Vec<String>,
 }
@@ -97,6 +110,7 @@ impl Address {
                     Some(lang) => a.lang = Some(lang),
                     None => a.ignored.push(format!("lang={value} (en, zh)")),
                 },
+                "level" if !value.is_empty() && value.len() <= 40 => a.level = Some(value),
                 "step" => match value.parse::<usize>() {
                     Ok(n) => a.step = Some(n),
                     Err(_) => a.ignored.push(format!("step={value} (0, 1, 2, …)")),
@@ -120,14 +134,22 @@ impl Address {
 
     /// The page's own address.
     pub fn of_page() -> Address {
-        let search = web_sys::window()
-            .and_then(|w| w.location().search().ok())
-            .unwrap_or_default();
-        Address::parse(&search)
+        let location = web_sys::window().map(|w| w.location());
+        let search = location.as_ref().and_then(|l| l.search().ok());
+        let mut a = Address::parse(&search.unwrap_or_default());
+        let hash = location.and_then(|l| l.hash().ok()).unwrap_or_default();
+        if hash.starts_with("#level=") {
+            a.level = Some("challenge".into());
+        }
+        a
     }
 
     /// Whether the page shows `panel`: what `view=` names; in an embed without one, the player; else all.
     pub fn shows(&self, panel: Panel) -> bool {
+        // A level offers its own moves: the player's controls and the tools stand aside.
+        if self.level.is_some() && (TOOLS.contains(&panel) || !LEVEL_SHOWS.contains(&panel)) {
+            return false;
+        }
         match &self.view {
             Some(view) => view.contains(&panel),
             None => !self.embed || EMBED_DEFAULT.contains(&panel),

@@ -377,7 +377,7 @@ impl Progress {
 pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running, String> {
     // The search's code is in the rest of a split module: the workers instantiate both.
     let rest = crate::ui::split::module_for_worker()?;
-    let glue = GLUE_URL.with(JsValue::as_string).unwrap_or_default();
+    let glue = glue_url();
     let script = web_sys::Url::new_with_base("checker-worker.js", &glue)
         .map(|u| u.href())
         .map_err(|_| format!("cannot locate the checker's worker beside `{glue}`"))?;
@@ -445,6 +445,11 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
         _on_message: on_message,
         _on_error: on_error,
     })
+}
+
+/// The JS glue's address, beside which the workers' script sits.
+pub fn glue_url() -> String {
+    GLUE_URL.with(JsValue::as_string).unwrap_or_default()
 }
 
 /// The check link in the address (`#check?flows=2&…`), if the page was opened with one.

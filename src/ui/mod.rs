@@ -4,6 +4,7 @@
 pub mod address;
 pub mod checker;
 pub mod components;
+pub mod hints;
 pub mod split;
 pub use crate::i18n;
 pub mod state;
@@ -176,8 +177,10 @@ pub fn initial_lang() -> Lang {
 /// The address's fragment if it is a session's link (`#t=…`, or one that cannot be read), not yet decoded.
 fn link_in_location() -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
-    // A checker link (`#check?…`) is the checker panel's to read.
-    (!(hash.is_empty() || hash == "#" || hash.starts_with("#check?"))).then_some(hash)
+    // A checker link (`#check?…`) is the checker panel's to read, a challenge (`#level=…`) the level's.
+    let others = ["#check?", "#level="];
+    (!(hash.is_empty() || hash == "#" || others.iter().any(|o| hash.starts_with(o))))
+        .then_some(hash)
 }
 
 /// The session a link carries (`#t=…`), or why it could not be opened.
@@ -188,8 +191,9 @@ pub fn trace_from_location() -> Option<Result<outbox_core::trace::Trace, String>
 
 /// The page's starting model (its databases not yet open: the player draws first, `Playground` opens them), and
 /// the session a link carried.
-fn starting_model(lang: Lang) -> (Rc<Model>, Option<Rc<outbox_core::trace::Trace>>) {
+fn starting_model(lang: Lang, locked: bool) -> (Rc<Model>, Option<Rc<outbox_core::trace::Trace>>) {
     let mut model = Model::unopened(Default::default(), lang);
+    model.locked = locked;
     let mut link_trace = None;
     match trace_from_location() {
         // Replayed after the first render, in slices if it is long.
@@ -205,7 +209,8 @@ fn starting_model(lang: Lang) -> (Rc<Model>, Option<Rc<outbox_core::trace::Trace
 fn App() -> Html {
     let lang = initial_lang();
     let address = use_memo((), |_| address::Address::of_page());
-    let started = use_memo((), move |_| starting_model(lang));
+    let locked = address.level.is_some();
+    let started = use_memo((), move |_| starting_model(lang, locked));
     let (model, link_trace) = &*started;
     html! {
         <Playground initial={model.clone()} address={address.clone()} link_trace={link_trace.clone()} />

@@ -21,6 +21,8 @@ pub struct Model {
     pub loading: Option<(usize, usize)>,
     /// The page's one rule (RULE.md), as the reader is writing it: the player and the checker take it from here.
     pub rule: RuleDraft,
+    /// A level is open (`?level=N`): it offers the moves, and the player's own buttons are not drawn.
+    pub locked: bool,
 }
 
 /// The rule's text and effect in the editor. Checked only when the editor or a run needs it
@@ -83,6 +85,8 @@ pub enum Action {
     Error(String),
     /// The reader edited the rule's text or its effect.
     EditRule(String, RuleEffect),
+    /// A level's referee: the step (0-based) at which the level's property broke, circled on the diagram.
+    MarkBroken(Option<usize>),
 }
 
 impl Model {
@@ -98,6 +102,7 @@ impl Model {
             pg: Playground::unopened(setup),
             lang,
             loading: None,
+            locked: false,
         }
     }
 }
@@ -137,6 +142,7 @@ impl Reducible for Model {
             }
             Action::EditRule(text, effect) => m.rule = RuleDraft::new(&text, effect),
             Action::SetLang(lang) => m.lang = lang,
+            Action::MarkBroken(step) => m.pg.broke_at = step,
             Action::Loading(progress) => m.loading = progress,
             Action::Replace(replayed) => {
                 m.pg = replayed.over(&m.pg);

@@ -66,6 +66,7 @@ pub fn ConsumerColumn() -> Html {
         <section class="column consumer" aria-labelledby="consumer-h">
             <h2 id="consumer-h">{ t(lang, "col.consumer") }</h2>
             <p class="note" data-testid="consumer-note">{ t(lang, &format!("col.consumer.note.{}", model.ordering().name())) }</p>
+            if !model.locked {
             <div class="buttons">
                 { for flows.iter().map(|&flow| {
                     let onclick = {
@@ -77,6 +78,7 @@ pub fn ConsumerColumn() -> Html {
                 }) }
                 <button data-testid="process-all" onclick={process_all} disabled={down}>{ t(lang, "btn.process_all") }</button>
             </div>
+            }
             <Table caption={t(lang, "table.inbox")} headers={vec!["event_id", "seq", "kind", "schema", "state", "reason"]} rows={inbox_rows} />
             <div class="projections">
                 <h3>{ t(lang, "table.projection") }</h3>

@@ -162,7 +162,7 @@ pub fn StatusBar(props: &StatusProps) -> Html {
                         <span class="why">{ format!(" — {}", reason(lang, model.ordering(), &entry.report)) }</span>
                     } else {
                         <strong data-testid="step-result"></strong>
-                        <span class="why">{ t(lang, "log.empty") }</span>
+                        if !model.locked { <span class="why">{ t(lang, "log.empty") }</span> }
                     }
                 </p>
                 <div class={classes!("invariant", if holds { "ok" } else { "bad" })} data-testid="invariant"
@@ -229,7 +229,7 @@ pub fn EventLog() -> Html {
     html! {
         <section class="log" aria-labelledby="log-h">
             <h2 id="log-h">{ t(lang, "log.title") }</h2>
-            if total == 0 {
+            if total == 0 && !model.locked {
                 <p class="empty">{ t(lang, "log.empty") }</p>
             }
             <ol class="entries" reversed=true data-testid="event-log">

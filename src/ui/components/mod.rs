@@ -5,6 +5,7 @@ pub mod consumer;
 pub mod controls;
 pub mod diagram;
 pub mod explore;
+pub mod level;
 pub mod library;
 pub mod log;
 pub mod playground;

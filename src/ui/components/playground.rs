@@ -93,7 +93,9 @@ pub fn Playground(props: &Props) -> Html {
             let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
                 let cb = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(
                     move |e: web_sys::KeyboardEvent| {
-                        if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
+                        // A level's moves are its own: the player's shortcuts would go around them.
+                        if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) || model.locked
+                        {
                             return;
                         }
                         let action = match e.key().as_str() {
@@ -140,7 +142,7 @@ pub fn Playground(props: &Props) -> Html {
             let listener = web_sys::window().map(|w| {
                 let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
                     // A check link is the checker's to open, and it opens one as the page starts.
-                    if crate::ui::checker::link_in_location().is_some() {
+                    if crate::ui::checker::link_in_location().is_some() || challenge_in_location() {
                         if let Some(location) = web_sys::window().map(|w| w.location()) {
                             let _ = location.reload();
                         }
@@ -300,6 +302,9 @@ pub fn Playground(props: &Props) -> Html {
                 if let Some(text) = ignored {
                     <p class="notice" role="status" data-testid="address-notice">{ text }</p>
                 }
+                if let Some(id) = &address.level {
+                    <super::level::LevelPanel id={id.clone()} {embed} />
+                }
                 <StatusBar session={address.shows_session()} />
                 <div class={classes!("stage", tabbed.then_some("tabbed"), tab.then_some("show-diagram"))}>
                     if tabbed {
@@ -345,6 +350,13 @@ pub fn Playground(props: &Props) -> Html {
             }
         </ContextProvider<Ctx>>
     }
+}
+
+/// Whether the address holds a challenge (`#level=…`), which the page opens as it starts.
+fn challenge_in_location() -> bool {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .is_some_and(|h| h.starts_with("#level="))
 }
 
 /// Whether a key press belongs to a text field rather than to the page.

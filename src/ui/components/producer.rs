@@ -46,6 +46,7 @@ pub fn ProducerColumn() -> Html {
         <section class="column producer" aria-labelledby="producer-h">
             <h2 id="producer-h">{ t(lang, "col.producer") }</h2>
             <p class="note">{ t(lang, "col.producer.note") }</p>
+            if !model.locked {
             <div class="buttons">
                 { for model.flows.iter().map(|flow| {
                     let next = model.next_transition(flow);
@@ -64,6 +65,7 @@ pub fn ProducerColumn() -> Html {
                     }
                 }) }
             </div>
+            }
             <Table caption={t(lang, "table.flow")} headers={vec!["flow_id", "seq", "state", "amount"]} rows={flow_rows} />
             <Table caption={t(lang, "table.outbox")} headers={vec!["event_id", "seq", "kind", "accepted"]} rows={outbox_rows} />
         </section>

@@ -202,6 +202,7 @@ pub fn RuleEditor() -> Html {
                 <button data-testid="rule-use" onclick={run_it} disabled={checked.is_err() || in_player}>
                     { t(lang, if in_player { "rule.in_player" } else { "rule.use" }) }
                 </button>
+                <super::level::Challenge />
             </div>
             <p class="note">{ t(lang, "rule.starts") }</p>
             <div class="buttons">

@@ -158,7 +158,7 @@ fn import_text(model: &Ctx, text: &str) {
 }
 
 /// The frame's height until its view is measured, and where the measurement gives up.
-const DEFAULT_HEIGHT: u32 = 900;
+pub(crate) const DEFAULT_HEIGHT: u32 = 900;
 /// The width an article gives a frame (the snippet's `max-width`), at which its height is measured.
 const ARTICLE_WIDTH: u32 = 960;
 
@@ -202,7 +202,7 @@ fn embed_src(model: &Ctx) -> Result<String, String> {
 
 /// The iframe for an article, `height` tall, and the line of script (`embed.js`, beside the page) that sizes it
 /// to its content.
-fn embed_snippet(model: &Ctx, src: &str, height: u32) -> String {
+pub(crate) fn embed_snippet(model: &Ctx, src: &str, height: u32) -> String {
     let title = t(model.lang, "title").replace('"', "&quot;");
     let base = page_base();
     let dir = &base[..base.rfind('/').map_or(0, |i| i + 1)];
@@ -215,7 +215,7 @@ fn embed_snippet(model: &Ctx, src: &str, height: u32) -> String {
 
 /// Opens `src` in a hidden frame of the article's width and calls `done` with the height it reports (`None`
 /// after 20 s without one), then removes the frame.
-fn measure_height(src: &str, done: impl FnOnce(Option<u32>) + 'static) {
+pub(crate) fn measure_height(src: &str, done: impl FnOnce(Option<u32>) + 'static) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return done(None);
     };
@@ -282,7 +282,7 @@ fn measure_height(src: &str, done: impl FnOnce(Option<u32>) + 'static) {
 }
 
 /// The page's origin and path, without its query or fragment.
-fn page_base() -> String {
+pub(crate) fn page_base() -> String {
     web_sys::window()
         .map(|w| w.location())
         .map(|l| {

@@ -55,6 +55,7 @@ pub fn Wire() -> Html {
         <section class="column wire" aria-labelledby="wire-h">
             <h2 id="wire-h">{ t(lang, "col.wire") }</h2>
             <p class="note">{ t(lang, "col.wire.note") }</p>
+            if !model.locked {
             <div class="orders" role="group" aria-label={t(lang, "wire.orders")}>
                 <span>{ t(lang, "wire.orders") }</span>
                 { for ORDERS.iter().map(|order| {
@@ -66,6 +67,7 @@ pub fn Wire() -> Html {
                     html! { <button data-testid={format!("order-{order}")} {onclick} disabled={down}>{ label.join("-") }</button> }
                 }) }
             </div>
+            }
             <ol class="lane" data-testid="lane">
                 if n == 0 {
                     <li class="empty">{ t(lang, "wire.empty") }</li>
@@ -206,21 +208,25 @@ pub fn Wire() -> Html {
                             {onpointercancel}>
                             <span class="pos">{ i + 1 }</span>
                             <span class="id" translate="no">{ &id }</span>
+                            if !model.locked {
                             <span class="card-buttons">
                                 <button class="icon" onclick={left} disabled={i == 0} aria-label={tf(lang, "card.left", &[&id])} title={tf(lang, "card.left", &[&id])}>{ "↑" }</button>
                                 <button class="icon" onclick={right} disabled={i + 1 == n} aria-label={tf(lang, "card.right", &[&id])} title={tf(lang, "card.right", &[&id])}>{ "↓" }</button>
                                 <button class="icon" onclick={dup} aria-label={tf(lang, "card.duplicate", &[&id])} title={tf(lang, "card.duplicate", &[&id])}>{ "+" }</button>
                                 <button class="icon" onclick={remove} aria-label={tf(lang, "card.remove", &[&id])} title={tf(lang, "card.remove", &[&id])}>{ "✕" }</button>
                             </span>
+                            }
                         </li>
                     }
                 }) }
             </ol>
             <p class="sr-only" aria-live="polite" data-testid="announce">{ (*announcement).clone() }</p>
+            if !model.locked {
             <div class="buttons">
                 <button data-testid="deliver-next" onclick={deliver_next} disabled={n == 0 || down}>{ t(lang, "btn.deliver_next") }</button>
                 <button data-testid="deliver-all" onclick={deliver_all} disabled={n == 0 || down}>{ t(lang, "btn.deliver_all") }</button>
             </div>
+            }
         </section>
     }
 }

@@ -8,6 +8,13 @@ use crate::json::{json_type, short_json, short_str, Fields};
 use crate::protocol::{Synchronous, WriteMode};
 use serde_json::Value;
 
+mod bundle;
+mod progress;
+pub use bundle::{
+    bundle, challenge, from_link, read_bundle, to_link, Bundle, BUNDLE_FORMAT, LINK_KEY,
+};
+pub use progress::{Bet, Progress, Record};
+
 pub const LEVEL_FORMAT: &str = "outbox-playground-level/1";
 
 /// Levels are small; a larger file is refused before it is read as JSON.
