@@ -28,7 +28,8 @@ const FEATURES = ['--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable
   '--enable-nontrapping-float-to-int', '--enable-reference-types', '--enable-multivalue'];
 // Binaryen 132 from npm (scripts/setup.sh), whatever else is on PATH (TOOLCHAIN.md: never Debian's 108).
 const WASM_OPT = fileURLToPath(new URL('../node_modules/.bin/wasm-opt', import.meta.url));
-/** Functions smaller than a stub stay whole in the primary: splitting them would save nothing. */
+/** Functions smaller than a stub stay whole in the primary when the primary calls them: a stub would save
+ * nothing. */
 const MIN_TEXT = 400;
 /** What a function that ran calls directly, up to two calls deep, stays in the primary when it is this small
  * (in text): a branch the profile did not take, but a load might, such as a hash map's key comparison, which
@@ -64,7 +65,7 @@ function header(item) {
   return { name: m[1], params, results };
 }
 
-function wat(file) {
+export function wat(file) {
   return execFileSync(WASM_OPT, [file, '--print', ...FEATURES], { maxBuffer: 1 << 30 }).toString();
 }
 
@@ -149,6 +150,28 @@ export function split(items, profiles, id) {
   for (const i of funcs.keys()) {
     if (!keep.has(i) && funcs[i].length >= MIN_TEXT) partOf.set(i, history.has(i) ? 0 : 1);
   }
+  // A function smaller than a stub moves too when nothing that stays in the primary names it (only moved code
+  // calls it): it then leaves no stub, and nothing at all, in the first load. Found as a fixpoint: each one
+  // that must stay may keep the small functions it calls.
+  const small = [...funcs.keys()].filter((i) => !keep.has(i) && funcs[i].length < MIN_TEXT);
+  small.forEach((i) => partOf.set(i, history.has(i) ? 0 : 1));
+  const pinned = new Set();
+  for (const it of items) {
+    if (!it.startsWith(' (func ')) for (const m of it.matchAll(/\$[^\s)]+/g)) pinned.add(m[0]);
+  }
+  for (let changed = true; changed;) {
+    const named = new Set(pinned);
+    funcs.forEach((text, i) => {
+      if (!partOf.has(i)) for (const m of text.matchAll(/\((?:call|return_call|ref\.func) (\$[^\s)]+)/g)) named.add(m[1]);
+    });
+    changed = false;
+    for (const i of small) {
+      if (partOf.has(i) && named.has(heads[i].name)) {
+        partOf.delete(i);
+        changed = true;
+      }
+    }
+  }
   const moved = PARTS.map((_, p) => [...partOf].filter(([, q]) => q === p).map(([i]) => i));
   const names = moved.map((list) => new Set(list.map((i) => heads[i].name)));
   const slot = new Map(moved.flat().map((i, k) => [heads[i].name, base + k]));
@@ -194,7 +217,7 @@ export function split(items, profiles, id) {
     const h = heads[i];
     if (!partOf.has(i)) return it;
     const p = partOf.get(i);
-    return ` (func ${h.name}${sig(h, true)}\n  (if (i32.eqz (global.get ${flag(p)})) (then (call ${loadName} (i32.const ${p}))))\n`
+    return ` (func ${h.name}${sig(h, true)}\n  (call $__ensure_${p})\n`
       + `  (call_indirect $0${sig(h)}${args(h.params)} (i32.const ${slot.get(h.name)}))\n )`;
   });
   // The primary's exports for the parts: short names (there are hundreds) that no Rust or wasm-bindgen export
@@ -202,6 +225,8 @@ export function split(items, profiles, id) {
   const exports = [
     ...PARTS.flatMap((name, p) => [` (global ${flag(p)} (mut i32) (i32.const 0))`,
       ` (export "__${name}_loaded" (global ${flag(p)}))`]),
+    // Each stub calls its part's check rather than holding it: three bytes a stub instead of a dozen.
+    ...PARTS.map((_, p) => ` (func $__ensure_${p}\n  (if (i32.eqz (global.get ${flag(p)})) (then (call ${loadName} (i32.const ${p}))))\n )`),
     // Named for this build (`id`): a part from another build cannot link against this primary, whose slots it
     // would fill with functions of its own build.
     ` (export "__rest_table_${id}" (table $0))`,
@@ -225,15 +250,169 @@ export function split(items, profiles, id) {
     ...(list.length ? [` (elem (table $0) (i32.const ${slot.get(heads[list[0]].name)}) func ${list.map((i) => heads[i].name).join(' ')})`] : []),
     ...list.map((i) => funcs[i]),
   ]);
+  // The data only moved code reads goes with its part (`movableText`): zeroed in the primary, which -Oz then
+  // packs away, and written back by the part's own segments as it is instantiated.
+  const text = movableText(items, funcs, partOf);
+  let blanked = 0;
+  for (const [k, { at, bytes }] of text.segments) {
+    const runs = text.runs.filter((r) => r.at >= at && r.at < at + bytes.length);
+    for (const r of runs) {
+      bytes.fill(0, r.at - at, r.at - at + r.bytes.length);
+      parts[r.part].push(` (data (i32.const ${r.at}) "${escape(r.bytes)}")`);
+      blanked += r.bytes.length;
+    }
+    if (runs.length) primary[k] = ` (data ${text.names[k]}(i32.const ${at}) "${escape(bytes)}")`;
+  }
   // The stubs read the flags: they go with the globals, before the functions.
   const firstFunc = primary.findIndex((it) => it.startsWith(' (func '));
   primary.splice(firstFunc, 0, ...exports);
   return {
     primary: `(module\n${primary.join('\n')}\n)\n`,
     parts: parts.map((part) => `(module\n${part.join('\n')}\n)\n`),
-    counts: { functions: funcs.length, moved: moved.map((l) => l.length), imported: needed.length,
+    counts: { functions: funcs.length, moved: moved.map((l) => l.length), imported: needed.length, text: blanked,
       map: { base, slots: moved.flat() } },
   };
+}
+
+/** A wat string's bytes. */
+function unescape(text) {
+  const out = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c !== '\\') {
+      out.push(...Buffer.from(c, 'utf8'));
+      continue;
+    }
+    const e = text[++i];
+    const named = { t: 9, n: 10, r: 13, '"': 34, "'": 39, '\\': 92 }[e];
+    if (named !== undefined) out.push(named);
+    else out.push(parseInt(text.slice(i, ++i + 1), 16));
+  }
+  return Uint8Array.from(out);
+}
+
+/** Bytes as a wat string. */
+function escape(bytes) {
+  let out = '';
+  for (const b of bytes) {
+    out += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * The text in the data that only one part's functions read: Rust's string literals (never NUL-terminated, never
+ * merged into another's tail) that only moved code names. Every address a function, a global or a 4-byte word
+ * of the data names starts a run, which lasts to the next such address; a run moves when every name of its
+ * start is a function of the same part (or a word of a run that moves with it), all its bytes are text
+ * (printable UTF-8, tab, line feed) and the text it is in does not start with the primary's: a table, a vtable
+ * or a C string (with its NUL) never moves, nor anything the primary may read.
+ */
+export function movableText(items, funcs, partOf) {
+  const segments = new Map();
+  const names = {};
+  items.forEach((it, k) => {
+    if (!it.startsWith(' (data ')) return;
+    const m = /^ \(data (\$\S+ )?\(i32\.const (\d+)\) "(.*)"\)$/s.exec(it);
+    if (!m) throw new Error(`split-wasm: unexpected data segment ${it.slice(0, 80)}`);
+    segments.set(k, { at: Number(m[2]), bytes: unescape(m[3]) });
+    names[k] = m[1] ?? '';
+  });
+  const all = [...segments.values()];
+  const lo = Math.min(...all.map((s) => s.at));
+  const hi = Math.max(...all.map((s) => s.at + s.bytes.length));
+  const named = new Map();
+  const name = (addr, by) => {
+    if (addr < lo || addr >= hi) return;
+    if (!named.has(addr)) named.set(addr, new Set());
+    named.get(addr).add(by);
+  };
+  funcs.forEach((text, i) => {
+    const by = partOf.has(i) ? partOf.get(i) : 'primary';
+    for (const m of text.matchAll(/(?:i32\.const |offset=)(\d+)/g)) name(Number(m[1]), by);
+  });
+  for (const it of items) {
+    if (!it.startsWith(' (func ') && !it.startsWith(' (data ')) for (const m of it.matchAll(/\b\d+\b/g)) name(Number(m[0]), 'primary');
+  }
+  // Words of the data that hold an address: `[from, to]`.
+  const words = [];
+  for (const { at, bytes } of all) {
+    for (let o = (4 - (at % 4)) % 4; o + 4 <= bytes.length; o += 4) {
+      const v = bytes[o] | (bytes[o + 1] << 8) | (bytes[o + 2] << 16) | (bytes[o + 3] << 24);
+      if (v >= lo && v < hi) {
+        words.push([at + o, v >>> 0]);
+        if (!named.has(v >>> 0)) named.set(v >>> 0, new Set());
+      }
+    }
+  }
+  const starts = [...named.keys()].sort((a, b) => a - b);
+  const runOf = (addr) => {
+    let l = 0, h = starts.length - 1, found = -1;
+    while (l <= h) { const m = (l + h) >> 1; if (starts[m] <= addr) { found = m; l = m + 1; } else h = m - 1; }
+    return found;
+  };
+  // A word names its target for whoever reads the run it sits in: until nothing changes.
+  const owners = starts.map((a) => new Set(named.get(a)));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const [from, to] of words) {
+      const r = runOf(from);
+      const source = r < 0 ? new Set(['primary']) : owners[r];
+      const target = owners[runOf(to)];
+      for (const o of source) if (!target.has(o)) { target.add(o); changed = true; }
+    }
+  }
+  const isText = (b) => b >= 0x20 || b === 9 || b === 10;
+  // Where a string literal surely starts: an address named with its length, as Rust passes a `&str` (two
+  // constants, one after the other, in code; two words, in the data), whose text ends at the length exactly,
+  // where the next run starts or the text stops.
+  const segmentAt = (addr) => all.find((g) => addr >= g.at && addr < g.at + g.bytes.length);
+  // The primary's own such strings are kept whole: no run that overlaps one moves.
+  const literal = new Set();
+  const kept = [];
+  const fat = (ptr, len, primary) => {
+    if (len <= 0 || len > 4096) return;
+    const g = segmentAt(ptr);
+    if (!g || ptr + len > g.at + g.bytes.length) return;
+    if (primary) return kept.push([ptr, ptr + len]);
+    const end = ptr + len - g.at;
+    if (!g.bytes.subarray(ptr - g.at, end).every(isText)) return;
+    if (end === g.bytes.length || !isText(g.bytes[end]) || named.has(ptr + len)) literal.add(ptr);
+  };
+  funcs.forEach((text, i) => {
+    for (const m of text.matchAll(/\(i32\.const (\d+)\)\n\s+\(i32\.const (\d+)\)/g)) fat(Number(m[1]), Number(m[2]), !partOf.has(i));
+  });
+  for (const { at, bytes } of all) {
+    for (let o = (4 - (at % 4)) % 4; o + 8 <= bytes.length; o += 4) {
+      const word = (k) => (bytes[k] | (bytes[k + 1] << 8) | (bytes[k + 2] << 16) | (bytes[k + 3] << 24)) >>> 0;
+      const r = runOf(at + o);
+      fat(word(o), word(o + 4), r < 0 || owners[r].has('primary'));
+    }
+  }
+  const overlapsKept = (from, to) => kept.some(([a, b]) => a < to && from < b);
+  const runs = [];
+  for (const [, { at, bytes }] of segments) {
+    // The run before, if it ended where this one starts and moved to this one's part.
+    let before = null;
+    for (let r = Math.max(runOf(at), 0); r < starts.length && starts[r] < at + bytes.length; r++) {
+      const from = Math.max(starts[r], at);
+      const to = Math.min(r + 1 < starts.length ? starts[r + 1] : Infinity, at + bytes.length);
+      const by = [...owners[r]];
+      const run = bytes.slice(from - at, to - at);
+      // Whole inside this segment (a run that goes on past it has bytes the primary's zero fills), named by one
+      // part only, and text. A start inside text is taken for one only after a run that moves: an address that
+      // merely looks like one (a number in code, four bytes of a table) may fall inside the primary's string,
+      // whose own start the primary names, and everything after that start up to the next byte that is no text
+      // stays with it.
+      const whole = starts[r] >= at && (r + 1 < starts.length ? starts[r + 1] : Infinity) <= at + bytes.length;
+      const startsText = from === at || !isText(bytes[from - at - 1]) || before?.part === by[0] || literal.has(from);
+      const moves = whole && by.length === 1 && by[0] !== 'primary' && run.length > 0 && run.every(isText) && startsText
+        && !overlapsKept(from, to);
+      before = moves ? { part: by[0] } : null;
+      if (moves) runs.push({ at: from, bytes: run, part: by[0] });
+    }
+  }
+  return { segments, runs, names };
 }
 
 const sri = (bytes) => `sha384-${crypto.createHash('sha384').update(bytes).digest('base64')}`;
@@ -257,6 +436,11 @@ export async function splitStaged(dir, profileWith) {
   const items = parse(wat(file));
 
   const profiles = await profileWith(items, name);
+  // For working on the split itself: the module and its profiles, to split again without a build.
+  if (process.env.OUTBOX_SPLIT_KEEP) {
+    fs.writeFileSync(`${process.env.OUTBOX_SPLIT_KEEP}.wasm`, before);
+    fs.writeFileSync(`${process.env.OUTBOX_SPLIT_KEEP}.json`, JSON.stringify(profiles.map((p) => Array.from(p))));
+  }
   const funcs = items.filter((it) => it.startsWith(' (func ')).length;
   const ran = profiles.map((profile) => Array.from({ length: funcs }, (_, i) => profile[i] === 1));
   const id = crypto.createHash('sha256').update(before).update(ran.map((r) => r.map(Number).join('')).join('/'))
@@ -419,6 +603,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const dir = process.env.TRUNK_STAGING_DIR;
   if (!dir) throw new Error('split-wasm: TRUNK_STAGING_DIR is not set (run by Trunk as a post_build hook)');
   const r = await splitStaged(dir, (items, name) => profileInChromium(items, name, dir));
-  console.log(`split-wasm: ${r.moved.join(' + ')} of ${r.functions} functions moved out: ${r.before} → ${r.primary} + `
+  console.log(`split-wasm: ${r.moved.join(' + ')} of ${r.functions} functions and ${r.text} bytes of text moved out: ${r.before} → ${r.primary} + `
     + r.files.map((f) => `${f.name} ${f.bytes}`).join(' + ') + ' bytes');
 }
