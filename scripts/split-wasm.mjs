@@ -275,7 +275,7 @@ export function split(items, profiles, id) {
 }
 
 /** A wat string's bytes. */
-function unescape(text) {
+export function unescape(text) {
   const out = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
@@ -301,12 +301,13 @@ function escape(bytes) {
 }
 
 /**
- * The text in the data that only one part's functions read: Rust's string literals (never NUL-terminated, never
- * merged into another's tail) that only moved code names. Every address a function, a global or a 4-byte word
- * of the data names starts a run, which lasts to the next such address; a run moves when every name of its
- * start is a function of the same part (or a word of a run that moves with it), all its bytes are text
- * (printable UTF-8, tab, line feed) and the text it is in does not start with the primary's: a table, a vtable
- * or a C string (with its NUL) never moves, nor anything the primary may read.
+ * The text in the data that only one part's functions read, as `runs` of `{at, bytes, part}`: Rust's string
+ * literals (never NUL-terminated) that only moved code names. Every address a function, a global or a 4-byte
+ * word of the data names starts a run, which lasts to the next such address; a run is the part's when only that
+ * part's functions name its start (a word of the data counts as the primary's, but for a `format!`'s pieces).
+ * What moves is a whole span of text (bytes between two that are not text): the code was seen to name one
+ * string and read its neighbour by an offset, so a span with any start of the primary's, or that overlaps a
+ * string the primary names with its length, stays. Tables, vtables and C strings (with their NUL) never move.
  */
 export function movableText(items, funcs, partOf) {
   const segments = new Map();
@@ -351,33 +352,38 @@ export function movableText(items, funcs, partOf) {
     while (l <= h) { const m = (l + h) >> 1; if (starts[m] <= addr) { found = m; l = m + 1; } else h = m - 1; }
     return found;
   };
-  // A word names its target for whoever reads the run it sits in: until nothing changes.
-  const owners = starts.map((a) => new Set(named.get(a)));
-  for (let changed = true; changed;) {
-    changed = false;
-    for (const [from, to] of words) {
-      const r = runOf(from);
-      const source = r < 0 ? new Set(['primary']) : owners[r];
-      const target = owners[runOf(to)];
-      for (const o of source) if (!target.has(o)) { target.add(o); changed = true; }
-    }
-  }
+  // Text that a word of the data names stays: who reads the word is not known (a table or a struct is named at
+  // its start by one function, at a field by another, or before its start by one that offsets an index).
   const isText = (b) => b >= 0x20 || b === 9 || b === 10;
-  // Where a string literal surely starts: an address named with its length, as Rust passes a `&str` (two
-  // constants, one after the other, in code; two words, in the data), whose text ends at the length exactly,
-  // where the next run starts or the text stops.
-  const segmentAt = (addr) => all.find((g) => addr >= g.at && addr < g.at + g.bytes.length);
-  // The primary's own such strings are kept whole: no run that overlaps one moves.
-  const literal = new Set();
+  const owners = starts.map((a) => new Set(named.get(a)));
+  // But for a `format!`'s pieces: a run of nothing but (address, length) pairs of text, named at its start by
+  // one part's functions only (the code names such an array by its start, and all of it).
+  const byteAt = (addr) => {
+    const g = all.find((x) => addr >= x.at && addr < x.at + x.bytes.length);
+    return g ? g.bytes[addr - g.at] : 0;
+  };
+  const word = (addr) => (byteAt(addr) | (byteAt(addr + 1) << 8) | (byteAt(addr + 2) << 16) | (byteAt(addr + 3) << 24)) >>> 0;
+  const pieces = [];
+  starts.forEach((from, k) => {
+    const to = k + 1 < starts.length ? starts[k + 1] : hi;
+    const by = [...owners[k]];
+    pieces[k] = null;
+    if (from % 4 || (to - from) % 8 || to === from || by.length !== 1 || by[0] === 'primary') return;
+    for (let w = from; w < to; w += 8) {
+      const [ptr, len] = [word(w), word(w + 4)];
+      if (len === 0 || len > 4096 || ptr < lo || ptr + len > hi) return;
+      for (let b = ptr; b < ptr + len; b++) if (!isText(byteAt(b))) return;
+    }
+    pieces[k] = by[0];
+  });
+  for (const [from, to] of words) {
+    const r = runOf(from);
+    owners[runOf(to)].add(r >= 0 && pieces[r] !== null ? pieces[r] : 'primary');
+  }
+  // The primary's strings that it names with their length are kept whole: no span that overlaps one moves.
   const kept = [];
   const fat = (ptr, len, primary) => {
-    if (len <= 0 || len > 4096) return;
-    const g = segmentAt(ptr);
-    if (!g || ptr + len > g.at + g.bytes.length) return;
-    if (primary) return kept.push([ptr, ptr + len]);
-    const end = ptr + len - g.at;
-    if (!g.bytes.subarray(ptr - g.at, end).every(isText)) return;
-    if (end === g.bytes.length || !isText(g.bytes[end]) || named.has(ptr + len)) literal.add(ptr);
+    if (primary && len > 0 && len <= 4096 && ptr >= lo && ptr < hi) kept.push([ptr, ptr + len]);
   };
   funcs.forEach((text, i) => {
     for (const m of text.matchAll(/\(i32\.const (\d+)\)\n\s+\(i32\.const (\d+)\)/g)) fat(Number(m[1]), Number(m[2]), !partOf.has(i));
@@ -386,30 +392,30 @@ export function movableText(items, funcs, partOf) {
     for (let o = (4 - (at % 4)) % 4; o + 8 <= bytes.length; o += 4) {
       const word = (k) => (bytes[k] | (bytes[k + 1] << 8) | (bytes[k + 2] << 16) | (bytes[k + 3] << 24)) >>> 0;
       const r = runOf(at + o);
-      fat(word(o), word(o + 4), r < 0 || owners[r].has('primary'));
+      fat(word(o), word(o + 4), !(r >= 0 && pieces[r] !== null));
     }
   }
   const overlapsKept = (from, to) => kept.some(([a, b]) => a < to && from < b);
+  // A span is a stretch of text between bytes that are not (or the segment's ends). The code may reach any
+  // byte of a span from any address it names in it (it was seen to name one string and read the next by an
+  // offset), so a span moves whole, and only when every start inside it is one part's and none the primary's.
   const runs = [];
   for (const [, { at, bytes }] of segments) {
-    // The run before, if it ended where this one starts and moved to this one's part.
-    let before = null;
-    for (let r = Math.max(runOf(at), 0); r < starts.length && starts[r] < at + bytes.length; r++) {
-      const from = Math.max(starts[r], at);
-      const to = Math.min(r + 1 < starts.length ? starts[r + 1] : Infinity, at + bytes.length);
-      const by = [...owners[r]];
-      const run = bytes.slice(from - at, to - at);
-      // Whole inside this segment (a run that goes on past it has bytes the primary's zero fills), named by one
-      // part only, and text. A start inside text is taken for one only after a run that moves: an address that
-      // merely looks like one (a number in code, four bytes of a table) may fall inside the primary's string,
-      // whose own start the primary names, and everything after that start up to the next byte that is no text
-      // stays with it.
-      const whole = starts[r] >= at && (r + 1 < starts.length ? starts[r + 1] : Infinity) <= at + bytes.length;
-      const startsText = from === at || !isText(bytes[from - at - 1]) || before?.part === by[0] || literal.has(from);
-      const moves = whole && by.length === 1 && by[0] !== 'primary' && run.length > 0 && run.every(isText) && startsText
-        && !overlapsKept(from, to);
-      before = moves ? { part: by[0] } : null;
-      if (moves) runs.push({ at: from, bytes: run, part: by[0] });
+    for (let from = 0; from < bytes.length;) {
+      if (!isText(bytes[from])) { from++; continue; }
+      let to = from;
+      while (to < bytes.length && isText(bytes[to])) to++;
+      const [a, b] = [at + from, at + to];
+      const parts = new Set();
+      for (let r = Math.max(runOf(a), 0); r < starts.length && starts[r] < b; r++) {
+        // The run the span starts in began before it: its start names bytes before the span as well.
+        for (const o of owners[r]) parts.add(o);
+      }
+      const [part] = parts;
+      if (parts.size === 1 && part !== 'primary' && named.has(a) && !overlapsKept(a, b)) {
+        runs.push({ at: a, bytes: bytes.slice(from, to), part });
+      }
+      from = to;
     }
   }
   return { segments, runs, names };

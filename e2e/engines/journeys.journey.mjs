@@ -231,3 +231,28 @@ test('the first minute: a crash armed before an order fires, a consumer switch k
     expect(small, 'targets under 44 px').toEqual([]);
   }
 });
+
+test('a break-it level: bet, follow the hints to the win in the par, and find it solved after a reload', async ({ page, dist }) => {
+  await page.open(`${dist.url}?level=3`);
+  await page.click('level-bet-break');
+  await page.click('level-bet-consumer_invariant');
+  await page.text('level-par', 'par 4', SEARCH);
+  for (let move = 1; move <= 4; move++) {
+    for (let stage = 1; stage <= 3; stage++) {
+      await page.click('level-hint');
+      await page.attr('level-hint-text', 'data-stage', String(stage), SEARCH);
+    }
+    await page.click('level-hint-do');
+    await page.text('level-moves', String(move));
+  }
+  await page.attr('level-win', 'data-property', 'consumer_invariant');
+  await page.attr('level-win', 'data-moves', '4');
+  await page.text('level-bet-quote', 'You bet it breaks consumer_invariant. Your bet was right.');
+  // The moves and the hint's button are a finger's size on a phone (WCAG 2.5.5).
+  const small = await page.run(`return [...document.querySelectorAll('.level .buttons button')]
+    .filter((b) => b.checkVisibility()).map((b) => b.getBoundingClientRect())
+    .filter((r) => innerWidth < 700 && r.height < 44).length`);
+  expect(small).toBe(0);
+  await page.open(`${dist.url}?level=3`);
+  await page.attr('level-greater-than', 'data-solved', 'true');
+});

@@ -1,0 +1,234 @@
+// End-to-end: break-it levels (issue 56). Each level is won by following the hints alone in exactly the par
+// the CLI's checker gives; a longer win says its count beside the par and circles the step; the bet is quoted
+// back; the protocol's level is proven with the CLI's state count; a reader's rule becomes a challenge link;
+// progress survives a reload, a file and a browser that keeps nothing; and all of it in Chinese too.
+import { test, expect, experiments } from './fixtures.mjs';
+import { cli } from './checker-shared.mjs';
+import fs from 'node:fs';
+
+const VIEW = { viewport: { width: 1280, height: 900 } };
+
+/** The CLI's own verdict on every level file: `{ id: par }`, the unbreakable one's state count under `states`. */
+function cliLevels() {
+  const out = experiments(['levels', '--check']);
+  const pars = {};
+  for (const line of out.split('\n')) {
+    const broken = line.match(/^ok\s+\S+: (\S+) \(.*\): \S+ broken in (\d+) move/);
+    if (broken) pars[broken[1]] = Number(broken[2]);
+    const safe = line.match(/^ok\s+\S+: (\S+) \(.*\): unbreakable, (\d+) states/);
+    if (safe) pars[safe[1]] = { states: Number(safe[2]) };
+  }
+  return pars;
+}
+
+async function openLevel(open, url, options = VIEW) {
+  const page = await open(url, options);
+  await expect(page.getByTestId('level-claim')).toBeVisible();
+  return page;
+}
+
+/** Presses Hint until the exact move shows (one stage a press), makes it, and returns the move's TRACE.md words. */
+async function followHint(page) {
+  const text = page.getByTestId('level-hint-text');
+  const shown = await text.count() ? Number(await text.getAttribute('data-stage')) : 0;
+  for (let stage = shown + 1; stage <= 3; stage++) {
+    await page.getByTestId('level-hint').click();
+    await expect(text).toHaveAttribute('data-stage', String(stage));
+  }
+  const move = await text.getAttribute('data-move');
+  const before = Number(await page.getByTestId('level-moves').innerText());
+  await page.getByTestId('level-hint-do').click();
+  await expect(page.getByTestId('level-moves')).toHaveText(String(before + 1));
+  return move;
+}
+
+test('every level is won by following the hints alone, in exactly the par the CLI finds', async ({ dist, open }) => {
+  test.setTimeout(600_000);
+  const pars = cliLevels();
+  const ids = Object.keys(pars);
+  expect(ids.length).toBeGreaterThanOrEqual(8);
+  for (const [i, id] of ids.entries()) {
+    const page = await openLevel(open, `${dist.url}?level=${i + 1}`);
+    await expect(page.getByTestId(`level-${id}`)).toHaveAttribute('aria-current', 'page');
+    await page.getByTestId('level-bet-skip').click();
+    if (typeof pars[id] === 'object') {
+      // The protocol: the first hint says nothing breaks it, with the proof's count.
+      await page.getByTestId('level-hint').click();
+      await expect(page.getByTestId('level-hint-text')).toContainText(`${pars[id].states} states`);
+      await page.context().close();
+      continue;
+    }
+    await expect(page.getByTestId('level-par')).toHaveText(`par ${pars[id]}`);
+    const made = [];
+    while (await page.getByTestId('level-win').count() === 0) {
+      made.push(await followHint(page));
+      expect(made.length, `${id}: ${made.join(', ')}`).toBeLessThanOrEqual(pars[id]);
+    }
+    const win = page.getByTestId('level-win');
+    await expect(win).toHaveAttribute('data-moves', String(pars[id]));
+    await expect(win).toHaveAttribute('data-par', String(pars[id]));
+    await expect(win).toContainText(`Broken in ${pars[id]} moves: the par.`);
+    await page.context().close();
+  }
+});
+
+test('a longer win gives its count beside the par, names the property and the step, circles it, and quotes the bet', async ({ dist, open }) => {
+  const page = await openLevel(open, `${dist.url}?level=8`);
+  await page.getByTestId('level-bet-break').click();
+  await page.getByTestId('level-bet-no_loss').click();
+  await expect(page.getByTestId('level-bet')).toHaveText('You bet it breaks no_loss.');
+  // A checkpoint first: the cut then loses only what the relay commits after it.
+  for (const [id, n] of [['advance-A', 1], ['checkpoint', 2], ['relay-A1', 3], ['power-cut-consumer', 4]]) {
+    await page.getByTestId(id).click();
+    await expect(page.getByTestId('level-moves')).toHaveText(String(n));
+  }
+  const win = page.getByTestId('level-win');
+  // The history starts with `set_synchronous`, which is no move: the cut is step 5.
+  await expect(win).toHaveAttribute('data-property', 'no_loss');
+  await expect(win).toHaveAttribute('data-step', '5');
+  await expect(win).toHaveAttribute('data-moves', '4');
+  await expect(win).toHaveAttribute('data-par', '3');
+  await expect(win).toContainText('Broken: no_loss at step 5. Broken in 4 moves; the shortest is 3.');
+  await expect(page.getByTestId('level-bet-quote')).toHaveText('You bet it breaks no_loss. Your bet was right.');
+  await expect(page.getByTestId('level-explain')).toContainText('no_loss');
+  // The diagram circles the step that broke it.
+  await expect(page.locator('g[data-step="4"] [data-kind="violation"]')).toHaveCount(1);
+  await expect(page.locator('[data-kind="violation"]')).toHaveCount(1);
+  // No more moves once it is broken; undo takes the cut back and the referee's verdict with it.
+  await expect(page.getByTestId('power-cut-consumer')).toHaveCount(0);
+  await page.getByTestId('level-undo').click();
+  await expect(page.getByTestId('level-win')).toHaveCount(0);
+  await expect(page.getByTestId('level-moves')).toHaveText('3');
+  await expect(page.getByTestId('power-cut-consumer')).toBeVisible();
+  await page.getByTestId('level-restart').click();
+  await expect(page.getByTestId('level-moves')).toHaveText('0');
+  await expect(page.getByTestId('inbox-row-A1')).toHaveCount(0);
+});
+
+test('a wrong bet is quoted back; a hint from a detour is the fewest moves from there', async ({ dist, open }) => {
+  const page = await openLevel(open, `${dist.url}?level=3`);
+  await page.getByTestId('level-bet-hold').click();
+  await expect(page.getByTestId('level-bet')).toHaveText('You bet it holds.');
+  // A detour: A1 delivered first, so "greater than 0" takes A1 and the short way is gone.
+  for (const id of ['advance-A', 'relay-A1', 'apply-A']) await page.getByTestId(id).click();
+  await expect(page.getByTestId('level-moves')).toHaveText('3');
+  await page.getByTestId('level-hint').click();
+  const text = page.getByTestId('level-hint-text');
+  await expect(text).toHaveAttribute('data-stage', '1');
+  // Nothing breaks it from here: A1 is applied, and A2 can only come next.
+  await expect(text).toContainText('Nothing within this level\'s bounds breaks it from here any more');
+  await page.getByTestId('level-restart').click();
+  while (await page.getByTestId('level-win').count() === 0) await followHint(page);
+  await expect(page.getByTestId('level-bet-quote')).toHaveText('You bet it holds: it did not.');
+});
+
+test('the protocol cannot be broken: I give up answers with the proof and the CLI\'s state count', async ({ dist, open }) => {
+  const knobs = { flows: 2, events: 3, resends: 1, crashes: 1, consumer: 'strict', producer: 'atomic' };
+  const want = cli(knobs);
+  expect(want.verdict).toBe('holds');
+  const page = await openLevel(open, `${dist.url}?level=strict`);
+  await page.getByTestId('level-bet-hold').click();
+  // Play as long as one likes: a few moves, none of which breaks it.
+  for (const id of ['advance-A', 'advance-B', 'relay-B1']) await page.getByTestId(id).click();
+  await expect(page.getByTestId('level-win')).toHaveCount(0);
+  await page.getByTestId('level-giveup').click();
+  const proof = page.getByTestId('level-proof');
+  await expect(proof).toHaveAttribute('data-states', String(want.counts.states), { timeout: 60_000 });
+  await expect(proof).toHaveText(`No history within these bounds breaks it: ${want.counts.states} states, every arrival order, every exit.`);
+  await expect(page.getByTestId('level-bet-quote')).toHaveText('You bet it holds: right.');
+});
+
+test('a reader\'s rule becomes a challenge link; the link opens it as a level, and a hand-edited one says what is wrong', async ({ dist, open }) => {
+  const page = await open(dist.url, VIEW);
+  await page.getByTestId('rule-start-greater_than').click();
+  await page.getByTestId('level-challenge').click();
+  const link = page.getByTestId('level-challenge-link');
+  await expect(link).toBeVisible();
+  const href = await link.getAttribute('href');
+  expect(href).toMatch(/#level=[A-Za-z0-9_-]+$/);
+
+  const level = await openLevel(open, href);
+  await expect(level.getByTestId('level-claim')).toContainText('This rule applies a flow\'s events in order');
+  await level.getByTestId('level-bet-break').click();
+  await level.getByTestId('level-bet-consumer_invariant').click();
+  while (await level.getByTestId('level-win').count() === 0) await followHint(level);
+  const win = level.getByTestId('level-win');
+  await expect(win).toHaveAttribute('data-property', 'consumer_invariant');
+  // The par is the checker's own, on the challenge's bounds.
+  const moves = await win.getAttribute('data-moves');
+  await expect(win).toHaveAttribute('data-par', moves);
+
+  const edited = href.replace(/#level=(.{10})/, (_, s) => `#level=${s.split('').reverse().join('')}`);
+  const bad = await open(edited, VIEW);
+  await expect(bad.getByTestId('level-error')).toContainText('the challenge link:');
+  await expect(bad.getByTestId('level-claim')).toHaveCount(0);
+});
+
+test('progress stays across a reload, goes out to a file and back into a fresh browser', async ({ dist, open }, testInfo) => {
+  const page = await openLevel(open, `${dist.url}?level=1`);
+  await expect(page.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'false');
+  await page.getByTestId('level-bet-break').click();
+  await page.getByTestId('level-bet-no_loss').click();
+  await page.getByTestId('unsafe-A').click();
+  await expect(page.getByTestId('level-win')).toHaveAttribute('data-property', 'no_loss');
+  await expect(page.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'true');
+  await page.reload();
+  await expect(page.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'true');
+  await expect(page.getByTestId('level-dual-write')).toContainText('best 1');
+  await expect(page.getByTestId('progress-note')).toHaveAttribute('data-kept', 'true');
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('progress-export').click()]);
+  const file = testInfo.outputPath('progress.json');
+  await download.saveAs(file);
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  expect(saved.levels['dual-write']).toEqual({ solved: true, best: 1, bet: 'break:no_loss' });
+
+  const fresh = await openLevel(open, `${dist.url}?level=2`);
+  await expect(fresh.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'false');
+  await fresh.getByTestId('progress-import').setInputFiles(file);
+  await expect(fresh.getByTestId('progress-message')).toHaveText('Progress imported: 1 level(s).');
+  await expect(fresh.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'true');
+  // A file that is not progress changes nothing and says what is wrong.
+  const wrong = testInfo.outputPath('wrong.json');
+  fs.writeFileSync(wrong, JSON.stringify({ format: 'outbox-playground-progress/1', levels: { x: { best: -1 } } }));
+  await fresh.getByTestId('progress-import').setInputFiles(wrong);
+  await expect(fresh.getByTestId('progress-message')).toContainText('level `x`: field `best`');
+  await expect(fresh.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'true');
+});
+
+test('where the browser keeps nothing, the level still plays and says its progress lasts this view', async ({ dist, open }) => {
+  const init = () => Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('blocked', 'SecurityError'); } });
+  const page = await openLevel(open, `${dist.url}?level=1`, { ...VIEW, init });
+  await expect(page.getByTestId('progress-note')).toHaveAttribute('data-kept', 'false');
+  await page.getByTestId('level-bet-skip').click();
+  await page.getByTestId('unsafe-A').click();
+  await expect(page.getByTestId('level-dual-write')).toHaveAttribute('data-solved', 'true');
+});
+
+test('a level in Chinese: its claim, hints and verdict in the article\'s words; an unknown level is named', async ({ dist, open }) => {
+  const page = await openLevel(open, `${dist.url}?level=2&lang=zh`);
+  await expect(page.getByTestId('level-claim')).toContainText('断言');
+  await page.getByTestId('level-bet-skip').click();
+  await expect(page.getByTestId('level-bet')).toHaveText('你没有押注。');
+  await page.getByTestId('level-hint').click();
+  await expect(page.getByTestId('level-hint-text')).toContainText('可以被打破');
+  while (await page.getByTestId('level-win').count() === 0) await followHint(page);
+  await expect(page.getByTestId('level-win')).toContainText('正好是标准杆');
+  await expect(page.getByTestId('level-win')).not.toContainText('Broken');
+
+  const unknown = await open(`${dist.url}?level=99`, VIEW);
+  await expect(unknown.getByTestId('level-error')).toHaveText('There is no level 99: the levels are 1–8.');
+});
+
+test('a level embeds in an article: Copy embed code writes level=, and the embed plays it', async ({ dist, open }) => {
+  const page = await openLevel(open, `${dist.url}?level=3`);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByTestId('copy-embed').click();
+  await expect(page.getByTestId('embed-code')).toHaveValue(/\?embed&level=3&lang=en"/);
+  const embed = await openLevel(open, `${dist.url}?embed&level=3`);
+  await expect(embed.getByTestId('level-leave')).toHaveCount(0);
+  await expect(embed.getByTestId('mode-select')).toHaveCount(0);
+  await embed.getByTestId('level-bet-skip').click();
+  while (await embed.getByTestId('level-win').count() === 0) await followHint(embed);
+  await expect(embed.getByTestId('level-next')).toHaveAttribute('href', '?embed&level=4');
+});
