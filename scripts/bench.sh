@@ -35,6 +35,9 @@ node bench/checker-page.mjs > target/bench-check-page.json
 # Every engine side by side: Chromium, Firefox ESR and WebKitGTK over their own WebDrivers (bench/engines.mjs).
 # A missing driver or a stuck engine leaves the other figures to be written without this section.
 node bench/engines.mjs > target/bench-engines.json || rm -f target/bench-engines.json
+# The break-it levels: a hint's first press and the proof, in Chromium and WebKit (BENCHMARKS.md's issue 56 section,
+# written by hand from this file).
+node bench/levels.mjs > target/bench-levels.json || rm -f target/bench-levels.json
 # Real processes on real files: the kill -9 soak at the size of the issue's goal (60 s, 4 workers).
 rm -rf target/bench-soak
 cargo run --quiet --release --bin experiments -- soak --dir target/bench-soak --seconds 60 --workers 4 \
