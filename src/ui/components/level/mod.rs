@@ -6,6 +6,7 @@
 //! code is in the rest of a split module.
 
 mod fetch;
+mod share;
 pub mod store;
 mod view;
 

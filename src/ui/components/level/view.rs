@@ -9,7 +9,7 @@ use outbox_core::diagram::gloss;
 use outbox_core::levels::{Bet, Progress};
 use outbox_core::protocol::Boundary;
 use outbox_core::trace::Step;
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// What the panel's parts need.
@@ -23,11 +23,11 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    fn t(&self, key: &str) -> String {
+    pub fn t(&self, key: &str) -> String {
         self.words.t(self.model.lang, key)
     }
 
-    fn tf(&self, key: &str, args: &[&str]) -> String {
+    pub fn tf(&self, key: &str, args: &[&str]) -> String {
         self.words.tf(self.model.lang, key, args)
     }
 }
@@ -58,9 +58,9 @@ pub fn panel(ctx: &Ctx) -> Html {
             { hint(ctx, g) }
             { win(ctx, g, words) }
             { proof(ctx, g) }
-            { progress_file(ctx, kept, g.said.clone()) }
+            { super::share::progress_file(ctx, kept, g.said.clone()) }
             if !ctx.embed {
-                { embed_code(ctx, g) }
+                { super::share::embed_code(ctx, g) }
             }
         </>
     }
@@ -262,7 +262,12 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
             };
             (
                 format!("power-cut-{who}"),
-                format!("⚡ {}", t(lang, &format!("power.{who}"))),
+                // The player's "⚡ Power cut…" with its menu's answer: "⚡ Power cut: the producer's".
+                format!(
+                    "{}: {}",
+                    t(lang, "btn.power_cut").trim_end_matches('…'),
+                    t(lang, &format!("power.{who}"))
+                ),
             )
         }
         _ => (String::new(), describe(&step)),
@@ -422,132 +427,6 @@ fn proof(ctx: &Ctx, g: &Game) -> Html {
             <p data-testid="level-proof" data-states={states}>{ text }</p>
             if let Some(q) = quote {
                 <p data-testid="level-bet-quote">{ q }</p>
-            }
-        </div>
-    }
-}
-
-/// Progress out to a file and back in; and, where the browser keeps nothing, that it is kept for this view only.
-fn progress_file(ctx: &Ctx, kept: bool, said: Option<(bool, String)>) -> Html {
-    let export = Callback::from(|_| {
-        let (progress, _) = super::store::load();
-        crate::ui::download(
-            "outbox-playground-progress.json",
-            "application/json",
-            &progress.to_json(),
-        );
-    });
-    let on_file = {
-        let ctx = ctx.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            let Ok(reader) = web_sys::FileReader::new() else {
-                return;
-            };
-            let (ctx, reader_in) = (ctx.clone(), reader.clone());
-            let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-                let text = reader_in
-                    .result()
-                    .ok()
-                    .and_then(|v| v.as_string())
-                    .unwrap_or_default();
-                let said = match Progress::parse(&text) {
-                    Ok(theirs) => {
-                        let n = theirs.levels.len();
-                        super::store::update(|p| p.merge(theirs));
-                        (true, ctx.tf("progress.imported", &[&n.to_string()]))
-                    }
-                    Err(e) => (
-                        false,
-                        ctx.tf(
-                            "progress.bad",
-                            &[&crate::ui::i18n::message(ctx.model.lang, &e)],
-                        ),
-                    ),
-                };
-                if let Some(g) = ctx.game.borrow_mut().as_mut() {
-                    g.said = Some(said);
-                }
-                ctx.redraw.force_update();
-            });
-            use wasm_bindgen::JsCast;
-            reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
-            input.set_value("");
-        })
-    };
-    html! {
-        <div class="level-progress">
-            <p class="note" data-testid="progress-note" data-kept={kept.to_string()}>
-                { if kept { ctx.t("progress") } else { ctx.t("progress.unavailable") } }
-            </p>
-            <div class="buttons">
-                <button data-testid="progress-export" onclick={export}>{ ctx.t("progress.export") }</button>
-                <label class="file">{ ctx.t("progress.import") }
-                    <input type="file" accept=".json,application/json" data-testid="progress-import" onchange={on_file} />
-                </label>
-            </div>
-            if let Some((ok, text)) = &said {
-                <p class={(!ok).then_some("error")} role="status" data-testid="progress-message">{ text }</p>
-            }
-        </div>
-    }
-}
-
-/// *Copy embed code*: this level in an article's frame (`?embed&level=N`, a challenge's link as it came).
-fn embed_code(ctx: &Ctx, g: &Game) -> Html {
-    use crate::ui::components::share::{embed_snippet, measure_height, page_base, DEFAULT_HEIGHT};
-    let onclick = {
-        let ctx = ctx.clone();
-        let number = g.number;
-        Callback::from(move |_| {
-            let lang = if ctx.model.lang == Lang::Zh {
-                "zh"
-            } else {
-                "en"
-            };
-            let src = match number {
-                Some(n) => format!("{}?embed&level={n}&lang={lang}", page_base()),
-                None => {
-                    let hash = web_sys::window()
-                        .and_then(|w| w.location().hash().ok())
-                        .unwrap_or_default();
-                    format!("{}?embed&lang={lang}{hash}", page_base())
-                }
-            };
-            let code = embed_snippet(&ctx.model, &src, DEFAULT_HEIGHT);
-            if let Some(window) = web_sys::window() {
-                let _ = window.navigator().clipboard().write_text(&code);
-            }
-            let set = {
-                let ctx = ctx.clone();
-                move |code: (String, bool)| {
-                    if let Some(g) = ctx.game.borrow_mut().as_mut() {
-                        g.embed_code = Some(code);
-                    }
-                    ctx.redraw.force_update();
-                }
-            };
-            set((code, false));
-            let model = ctx.model.clone();
-            measure_height(&src.clone(), move |height| {
-                set((
-                    embed_snippet(&model, &src, height.unwrap_or(DEFAULT_HEIGHT)),
-                    height.is_some(),
-                ));
-            });
-        })
-    };
-    let lang = ctx.model.lang;
-    html! {
-        <div class="level-embed">
-            <button data-testid="copy-embed" {onclick}>{ t(lang, "share.embed") }</button>
-            if let Some((code, measured)) = &g.embed_code {
-                <textarea class="link" readonly=true rows="4" value={code.clone()} data-testid="embed-code"
-                    data-measured={measured.to_string()} aria-label={t(lang, "share.embed_code")} />
             }
         </div>
     }
