@@ -94,6 +94,13 @@ test('a longer win gives its count beside the par, names the property and the st
   // The diagram circles the step that broke it.
   await expect(page.locator('g[data-step="4"] [data-kind="violation"]')).toHaveCount(1);
   await expect(page.locator('[data-kind="violation"]')).toHaveCount(1);
+  // Time travel in the diagram takes the moves after the step clicked back, as Undo does.
+  await page.locator('g[data-step="2"]').click();
+  await expect(page.getByTestId('level-moves')).toHaveText('2');
+  await expect(page.getByTestId('level-win')).toHaveCount(0);
+  await expect(page.getByTestId('inbox-row-A1')).toHaveCount(0);
+  for (const id of ['relay-A1', 'power-cut-consumer']) await page.getByTestId(id).click();
+  await expect(win).toHaveAttribute('data-moves', '4');
   // No more moves once it is broken; undo takes the cut back and the referee's verdict with it.
   await expect(page.getByTestId('power-cut-consumer')).toHaveCount(0);
   await page.getByTestId('level-undo').click();

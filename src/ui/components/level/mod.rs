@@ -176,6 +176,20 @@ pub fn LevelPanel(props: &Props) -> Html {
             || ()
         });
     }
+    {
+        // Time travel in the diagram (a click on a step) takes the moves after it back, as *Undo* does: the
+        // level's game and the player's tables stand at the same step.
+        let (game, model, redraw) = (game.clone(), model.clone(), redraw.clone());
+        use_effect_with(model.pos, move |&pos| {
+            let back = game.borrow().as_ref().and_then(|g| {
+                let at = g.prelude() + g.play.history().len();
+                (pos < at).then(|| pos.saturating_sub(g.prelude()))
+            });
+            if let Some(n) = back {
+                take_back(&game, &model, &redraw, n);
+            }
+        });
+    }
     let lang = model.lang;
     let content = match &*status {
         Status::Opening => {
@@ -358,16 +372,20 @@ fn change<T>(ctx: &view::Ctx, f: impl FnOnce(&mut Game) -> T) -> Option<T> {
 
 /// Takes moves back to the first `n`.
 pub fn back_to(ctx: &view::Ctx, n: usize) {
-    let trace = change(ctx, |g| {
+    take_back(&ctx.game, &ctx.model, &ctx.redraw, n);
+}
+
+fn take_back(game: &Shared, model: &Ctx, redraw: &UseForceUpdateHandle, n: usize) {
+    let trace = game.borrow_mut().as_mut().map(|g| {
         g.error = g.play.back_to(n).err();
         g.hint = None;
         g.gave_up = false;
         g.play.trace()
     });
     if let Some(trace) = trace {
-        ctx.model.act(Command::Load(Box::new(trace)));
+        model.act(Command::Load(Box::new(trace)));
     }
-    ctx.redraw.force_update();
+    redraw.force_update();
 }
 
 /// *Hint*: the next stage of the hint at this position, searching for it first if it is new.
