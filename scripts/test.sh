@@ -29,6 +29,8 @@ cargo run --release --bin experiments -- levels --check
 
 step "the guides: every relative link resolves, every experiments command parses (scripts/check-docs.mjs)"
 node scripts/check-docs.mjs
+step "the split's text rule on small modules, each way a string is reached (scripts/split-text-check.mjs)"
+node scripts/split-text-check.mjs
 
 step "core tests in headless Chromium (wasm32)"
 cargo test --target wasm32-unknown-unknown -p outbox-core --test core
