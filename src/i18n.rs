@@ -46,7 +46,11 @@ pub fn t(lang: Lang, key: &str) -> String {
 
 /// The string for `key` with `{0}`, `{1}`, … replaced by `args`.
 pub fn tf(lang: Lang, key: &str, args: &[&str]) -> String {
-    let mut text = t(lang, key);
+    fill(t(lang, key), args)
+}
+
+/// `text` with `{0}`, `{1}`, … replaced by `args` (the levels' words, fetched, fill theirs the same way).
+pub fn fill(mut text: String, args: &[&str]) -> String {
     for (i, arg) in args.iter().enumerate() {
         text = text.replace(&format!("{{{i}}}"), arg);
     }

@@ -5,23 +5,17 @@
 
 use outbox_core::lang::glossary::KEPT;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 mod glossary;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+fn level_files() -> Vec<std::path::PathBuf> {
+    outbox_core::levels::files(&root().join("levels")).unwrap()
 }
 
-fn level_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("levels"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn read(name: &str) -> Value {

@@ -13,13 +13,8 @@ fn root() -> &'static Path {
 }
 
 fn level_texts() -> Vec<(String, String)> {
-    let mut files: Vec<_> = std::fs::read_dir(root().join("levels"))
+    levels::files(&root().join("levels"))
         .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
         .iter()
         .map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap()))
         .collect()

@@ -63,13 +63,7 @@ fn levels_bundle() -> Result<String, String> {
     let read = |path: &std::path::Path| {
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     };
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir("levels")
-        .map_err(|e| format!("cannot read levels/: {e}"))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let texts = files
+    let texts = outbox_core::levels::files("levels".as_ref())?
         .iter()
         .map(|p| Ok((p.display().to_string(), read(p)?)))
         .collect::<Result<Vec<_>, String>>()?;

@@ -37,16 +37,6 @@ const EMBED_DEFAULT: [Panel; 8] = [
     Panel::Sql,
 ];
 
-/// What a level shows of the player: its tables, the diagram, the log and the SQL, never its controls.
-const LEVEL_SHOWS: [Panel; 6] = [
-    Panel::Producer,
-    Panel::Wire,
-    Panel::Consumer,
-    Panel::Diagram,
-    Panel::Log,
-    Panel::Sql,
-];
-
 /// The tools below the player, which stand beside the session rather than show it: the experiments, share and
 /// the two searches.
 pub const TOOLS: [Panel; 4] = [
@@ -147,7 +137,8 @@ impl Address {
     /// Whether the page shows `panel`: what `view=` names; in an embed without one, the player; else all.
     pub fn shows(&self, panel: Panel) -> bool {
         // A level offers its own moves: the player's controls and the tools stand aside.
-        if self.level.is_some() && (TOOLS.contains(&panel) || !LEVEL_SHOWS.contains(&panel)) {
+        let controls = matches!(panel, Panel::Controls | Panel::Crash | Panel::Timeline);
+        if self.level.is_some() && (controls || TOOLS.contains(&panel)) {
             return false;
         }
         match &self.view {

@@ -99,15 +99,11 @@ fn object(fields: &[(&str, JsValue)]) -> JsValue {
 /// Runs inside the level's worker, once for each job the page posts.
 #[wasm_bindgen]
 pub fn hint_in_worker(job: &str) {
-    let t0 = js_sys::Date::now();
     let (id, result) = match read_job(job) {
         Ok((config, id, history)) => (id, answer(config, &history)),
         Err(e) => (0, Err(e)),
     };
-    let mut fields = vec![
-        ("id", JsValue::from_f64(f64::from(id))),
-        ("elapsed_ms", JsValue::from_f64(js_sys::Date::now() - t0)),
-    ];
+    let mut fields = vec![("id", JsValue::from_f64(f64::from(id)))];
     match result {
         Ok(Reply::Break {
             property,
@@ -140,8 +136,8 @@ fn field(o: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A reply as the page reads it, with the search's time in the worker.
-fn read_reply(o: &JsValue) -> Result<(Reply, f64), String> {
+/// A reply as the page reads it.
+fn read_reply(o: &JsValue) -> Result<Reply, String> {
     let number = |key| field(o, key).as_f64().unwrap_or(0.0);
     let text = |key| field(o, key).as_string().unwrap_or_default();
     let reply = match text("kind").as_str() {
@@ -168,10 +164,10 @@ fn read_reply(o: &JsValue) -> Result<(Reply, f64), String> {
             });
         }
     };
-    Ok((reply, number("elapsed_ms")))
+    Ok(reply)
 }
 
-type Waiting = Rc<RefCell<HashMap<u32, Box<dyn FnOnce(Result<(Reply, f64), String>)>>>>;
+type Waiting = Rc<RefCell<HashMap<u32, Box<dyn FnOnce(Result<Reply, String>)>>>>;
 
 /// The open level's worker; dropping it terminates the worker.
 pub struct Hinter {
@@ -257,12 +253,12 @@ impl Hinter {
         })
     }
 
-    /// Searches on from `history`; `done` hears the reply and the search's time in the worker.
+    /// Searches on from `history`; `done` hears the reply.
     pub fn ask(
         &self,
         config: &Config,
         history: &[Move],
-        done: impl FnOnce(Result<(Reply, f64), String>) + 'static,
+        done: impl FnOnce(Result<Reply, String>) + 'static,
     ) {
         let id = self.next_id.get();
         self.next_id.set(id + 1);

@@ -252,3 +252,19 @@ fn language(raw: Value) -> Result<Words, String> {
         lesson: text("lesson")?,
     })
 }
+
+/// The level files of `dir` (`*.json`) in name order, as the CLI checks them and the build bundles them; a
+/// directory without one is refused. (The page never calls it: it fetches the bundle the build made with it.)
+pub fn files(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the directory {}: {e}", dir.display()))?;
+    let mut files: Vec<std::path::PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{} holds no level (*.json)", dir.display()));
+    }
+    Ok(files)
+}

@@ -23,7 +23,7 @@ pub fn main(args: &[String]) -> ExitCode {
     if parse_only() {
         return ExitCode::SUCCESS;
     }
-    let files = match level_files(&dir) {
+    let files = match levels::files(&dir) {
         Ok(f) => f,
         Err(message) => {
             eprintln!("experiments levels: {message}");
@@ -48,20 +48,6 @@ pub fn main(args: &[String]) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
-}
-
-fn level_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the directory {}: {e}", dir.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(format!("{} holds no level (*.json)", dir.display()));
-    }
-    Ok(files)
 }
 
 fn check_file(file: &Path, ids: &mut Vec<String>) -> Result<String, String> {

@@ -4,11 +4,12 @@
 use crate::ui::i18n::t;
 use crate::ui::state::Action;
 use crate::ui::Ctx;
+use crate::ui::FileRefusal;
 use outbox_core::share;
 use outbox_core::trace;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
 /// The largest file the importer reads (the trace limit is 1 MiB; the rest would be refused anyway).
@@ -84,35 +85,17 @@ pub fn Share() -> Html {
     let on_file = {
         let model = model.clone();
         Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            if file.size() > MAX_FILE_BYTES {
-                model.dispatch(Action::Error(format!(
-                    "the file is {} bytes; a trace may be at most {} bytes (1 MiB)",
-                    // Whole bytes: formatting the f64 itself would pull Rust's float printer into the page.
-                    file.size() as u64,
-                    trace::MAX_TRACE_BYTES
-                )));
-                return;
-            }
-            let Ok(reader) = web_sys::FileReader::new() else {
-                return;
-            };
             let model = model.clone();
-            let reader_in = reader.clone();
-            let onload = Closure::once_into_js(move || {
-                match reader_in.result().ok().and_then(|v| v.as_string()) {
-                    Some(text) => import_text(&model, &text),
-                    None => {
-                        model.dispatch(Action::Error("the file could not be read as text".into()))
-                    }
+            crate::ui::read_chosen_file(&e, MAX_FILE_BYTES, move |read| match read {
+                Ok(text) => import_text(&model, &text),
+                Err(FileRefusal::TooLarge(size)) => model.dispatch(Action::Error(format!(
+                    "the file is {size} bytes; a trace may be at most {} bytes (1 MiB)",
+                    trace::MAX_TRACE_BYTES
+                ))),
+                Err(FileRefusal::Unreadable) => {
+                    model.dispatch(Action::Error("the file could not be read as text".into()))
                 }
             });
-            reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
-            input.set_value("");
         })
     };
     html! {

@@ -39,11 +39,7 @@ impl Words {
     }
 
     pub fn tf(&self, lang: Lang, key: &str, args: &[&str]) -> String {
-        let mut text = self.t(lang, key);
-        for (i, arg) in args.iter().enumerate() {
-            text = text.replace(&format!("{{{i}}}"), arg);
-        }
-        text
+        crate::ui::i18n::fill(self.t(lang, key), args)
     }
 
     /// The challenge level's words in both languages, as a level file holds them.
@@ -79,7 +75,7 @@ pub struct Game {
     pub level: Level,
     /// 1-based, among the levels; none for a challenge.
     pub number: Option<usize>,
-    /// Every level's id, title and (for the list) number.
+    /// Every level's id and English title, in order (the list's entries).
     pub list: Vec<(String, String)>,
     pub play: Play,
     /// The search from the start: the par, or the proof.
@@ -302,19 +298,14 @@ fn start(game: &Shared, model: &Ctx, redraw: &UseForceUpdateHandle) {
     }
 }
 
-fn answer_of(reply: Result<(Reply, f64), String>) -> Answer {
+fn answer_of(reply: Result<Reply, String>) -> Answer {
     match reply {
-        Ok((reply, _)) => Answer::Found(reply),
+        Ok(reply) => Answer::Found(reply),
         Err(e) => Answer::Failed(e),
     }
 }
 
 impl Game {
-    /// The id progress is kept under.
-    pub fn id(&self) -> &str {
-        &self.level.id
-    }
-
     /// The par: the checker's shortest break from the start, once found.
     pub fn par(&self) -> Option<usize> {
         match &self.start {

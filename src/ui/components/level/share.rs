@@ -3,8 +3,8 @@
 use super::view::Ctx;
 use super::Game;
 use crate::ui::i18n::{t, Lang};
+use crate::ui::FileRefusal;
 use outbox_core::levels::Progress;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Progress out to a file and back in; and, where the browser keeps nothing, that it is kept for this view only.
@@ -20,21 +20,16 @@ pub fn progress_file(ctx: &Ctx, kept: bool, said: Option<(bool, String)>) -> Htm
     let on_file = {
         let ctx = ctx.clone();
         Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            let Ok(reader) = web_sys::FileReader::new() else {
-                return;
-            };
-            let (ctx, reader_in) = (ctx.clone(), reader.clone());
-            let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-                let text = reader_in
-                    .result()
-                    .ok()
-                    .and_then(|v| v.as_string())
-                    .unwrap_or_default();
-                let said = match Progress::parse(&text) {
+            let ctx = ctx.clone();
+            // As large as a progress file may be: a larger one is refused by its reader anyway.
+            crate::ui::read_chosen_file(&e, 256.0 * 1024.0, move |read| {
+                let read = read.map_err(|refused| match refused {
+                    FileRefusal::TooLarge(size) => {
+                        format!("{size} bytes is too large for a progress file")
+                    }
+                    FileRefusal::Unreadable => "the file could not be read as text".into(),
+                });
+                let said = match read.and_then(|text| Progress::parse(&text)) {
                     Ok(theirs) => {
                         let n = theirs.levels.len();
                         super::store::update(|p| p.merge(theirs));
@@ -53,10 +48,6 @@ pub fn progress_file(ctx: &Ctx, kept: bool, said: Option<(bool, String)>) -> Htm
                 }
                 ctx.redraw.force_update();
             });
-            use wasm_bindgen::JsCast;
-            reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
-            input.set_value("");
         })
     };
     html! {
