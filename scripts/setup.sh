@@ -16,6 +16,10 @@ apt_missing=()
 command -v clang >/dev/null || apt_missing+=(clang)
 command -v chromium >/dev/null || apt_missing+=(chromium)
 command -v chromedriver >/dev/null || apt_missing+=(chromium-driver)
+# PostgreSQL, the second store (--store postgres): its server programs and pg_virtualenv, for throw-away servers.
+# Debian starts no cluster of its own in a container without init; the tests start and remove their own.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && command -v pg_virtualenv >/dev/null \
+  || apt_missing+=(postgresql)
 if ((${#apt_missing[@]})); then
   say "apt-get install ${apt_missing[*]}"
   as_root apt-get update -qq

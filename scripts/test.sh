@@ -20,11 +20,13 @@ cargo clippy --target wasm32-unknown-unknown --workspace --all-targets -- -D war
 step "the core depends on no browser crate (cargo tree)"
 scripts/core-deps.sh
 
-step "native tests (cargo test)"
-cargo test --workspace --all-features
+step "native tests (cargo test), the PostgreSQL ones on a throw-away server (pg_virtualenv, removed after, pass or fail)"
+# fsync off: a process exit on PostgreSQL is a dropped connection, never a power cut (that is SQLite's layer).
+pg_virtualenv -o fsync=off -o synchronous_commit=off cargo test --workspace --all-features
 
-step "the article's twelve experiments, and the break-it levels against the checker"
+step "the article's twelve experiments on SQLite and on a PostgreSQL server the command starts, and the break-it levels"
 cargo run --release --bin experiments -- --check
+cargo run --release --bin experiments -- --check --store postgres
 cargo run --release --bin experiments -- levels --check
 
 step "the guides: every relative link resolves, every experiments command parses (scripts/check-docs.mjs)"

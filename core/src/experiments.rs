@@ -60,6 +60,11 @@ impl Check {
 
 /// Replays one experiment file and compares the result with the `experiment.expected` it carries.
 pub fn check(experiment: &Experiment) -> Result<Check, String> {
+    check_on(experiment, &trace::Backend::Sqlite)
+}
+
+/// [`check`] on the store `backend` names: the same expected outcomes on either.
+pub fn check_on(experiment: &Experiment, backend: &trace::Backend) -> Result<Check, String> {
     let parsed = trace::parse(experiment.text).map_err(|e| format!("{}: {e}", experiment.file))?;
     let meta = parsed
         .experiment
@@ -81,7 +86,8 @@ pub fn check(experiment: &Experiment) -> Result<Check, String> {
             ))
         }
     };
-    let result = trace::replay(&parsed).map_err(|e| format!("{}: {e}", experiment.file))?;
+    let result =
+        trace::replay_on(&parsed, backend).map_err(|e| format!("{}: {e}", experiment.file))?;
     let actual = result.to_value();
     let mut mismatches = Vec::new();
     compare(&expected, &actual, String::new(), &mut mismatches);

@@ -273,3 +273,165 @@ fn an_import_finds_the_badge_red_at_the_same_step_as_a_full_check() {
         "the comparison must see red badges, not only green ones"
     );
 }
+
+/// The consumers the differential run draws from: every built-in, and two rules (strict's own, and the arrival
+/// queue of RULE.md, whose `arrival` is read through a window over the inbox's rowid).
+#[cfg(feature = "postgres")]
+fn differential_setups() -> Vec<ConsumerSetup> {
+    use outbox_core::rule::{self, Rule, RuleEffect};
+    let mut setups: Vec<ConsumerSetup> = Ordering::ALL
+        .iter()
+        .filter(|o| **o != Ordering::Rule)
+        .map(|o| ConsumerSetup::builtin(*o, false))
+        .collect();
+    let (strict, effect) = rule::builtin(Ordering::Strict).expect("strict has a rule");
+    let arrival =
+        "SELECT event_id, 'apply' FROM waiting WHERE state = 'pending' ORDER BY arrival LIMIT 1";
+    for (sql, effect) in [(strict, effect), (arrival, RuleEffect::Inside)] {
+        setups.push(ConsumerSetup {
+            ordering: Ordering::Rule,
+            rule: Some(Rule::new(sql, effect).expect("the rule compiles")),
+            support_v2: false,
+        });
+    }
+    setups
+}
+
+/// The same random histories (the property run's generator, without the power steps, which are SQLite's layer)
+/// on SQLite and on PostgreSQL: every result document equal. Needs a server: `OUTBOX_PG_URL`, or libpq's
+/// `PGHOST`/`PGPORT`/`PGUSER`/`PGPASSWORD` (the test command runs it under `pg_virtualenv`).
+#[cfg(feature = "postgres")]
+#[test]
+fn sqlite_and_postgres_give_the_same_result_documents() {
+    let url = outbox_core::protocol::pg::server::url_from_env().unwrap_or_else(|| {
+        panic!(
+            "no PostgreSQL server for the differential test: run it through scripts/test.sh, or under \
+             `pg_virtualenv cargo test …`, or set OUTBOX_PG_URL=postgres://USER@HOST/DATABASE"
+        )
+    });
+    let histories: u32 = std::env::var("DIFFERENTIAL_HISTORIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
+    // Two threads, each with its own sessions: while one waits for the server, the other computes.
+    let (compared, steps_run) = std::thread::scope(|scope| {
+        let parts: Vec<_> = [histories / 2, histories - histories / 2]
+            .into_iter()
+            .map(|n| {
+                let url = &url;
+                scope.spawn(move || differential_part(url, n, |s| s.clone()))
+            })
+            .collect();
+        parts.into_iter().fold((0, 0), |(c, s), part| {
+            let (pc, ps) = part
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                .unwrap_or_else(|difference| panic!("{difference}"));
+            (c + pc, s + ps)
+        })
+    });
+    eprintln!(
+        "{compared} histories ({steps_run} steps) gave the same result document on both stores"
+    );
+}
+
+/// The comparison is shown catching a difference: PostgreSQL given the dedupe-only control where SQLite runs
+/// each consumer, the first differing document is reported with its trace.
+#[cfg(feature = "postgres")]
+#[test]
+fn the_differential_run_reports_a_store_that_answers_otherwise() {
+    let Some(url) = outbox_core::protocol::pg::server::url_from_env() else {
+        panic!("no PostgreSQL server: see sqlite_and_postgres_give_the_same_result_documents");
+    };
+    let dedupe = |_: &ConsumerSetup| ConsumerSetup::builtin(Ordering::DedupeOnly, false);
+    let difference = differential_part(&url, 200, dedupe).expect_err("a difference is found");
+    assert!(
+        difference.contains("SQLite and PostgreSQL differ ("),
+        "{difference}"
+    );
+    assert!(
+        difference.contains("\"format\": \"outbox-playground-trace/1\""),
+        "{difference}"
+    );
+}
+
+/// `histories` random histories, each on both stores, the consumers taken in turn (PostgreSQL's as `on_pg` makes
+/// it from SQLite's): how many and their steps, or the first difference with its trace.
+#[cfg(feature = "postgres")]
+fn differential_part(
+    url: &str,
+    histories: u32,
+    on_pg: impl Fn(&ConsumerSetup) -> ConsumerSetup,
+) -> Result<(u32, usize), String> {
+    let setups = differential_setups();
+    // One session per consumer on each store, reset between histories (as the explorer reuses its databases).
+    let mut sessions: Vec<(Session, Session)> = setups
+        .iter()
+        .map(|s| {
+            (
+                Session::new(s.clone()).expect("SQLite opens"),
+                Session::new_pg(on_pg(s), url).expect("PostgreSQL opens"),
+            )
+        })
+        .collect();
+    let mut runner = TestRunner::new(Config::default());
+    let without_power = history().prop_map(|steps| {
+        steps
+            .into_iter()
+            .filter(|s| {
+                !matches!(
+                    s,
+                    Step::SetSynchronous { .. } | Step::Checkpoint | Step::PowerCut { .. }
+                )
+            })
+            .collect::<Vec<_>>()
+    });
+    let (mut compared, mut steps_run) = (0u32, 0usize);
+    for n in 0..histories {
+        let steps = without_power
+            .new_tree(&mut runner)
+            .expect("a history")
+            .current();
+        let which = n as usize % setups.len();
+        let setup = &setups[which];
+        let (lite, pg) = &mut sessions[which];
+        let trace = Trace::new(setup.clone(), steps.clone());
+        lite.reset(setup.clone()).expect("SQLite resets");
+        pg.reset(on_pg(setup)).expect("PostgreSQL resets");
+        let on_sqlite = replay_in_place(lite, &trace);
+        let on_postgres = replay_in_place(pg, &trace);
+        if on_sqlite != on_postgres {
+            let mut differences = Vec::new();
+            outbox_core::experiments::compare(
+                &on_sqlite,
+                &on_postgres,
+                String::new(),
+                &mut differences,
+            );
+            outbox_core::experiments::compare(
+                &on_postgres,
+                &on_sqlite,
+                String::new(),
+                &mut differences,
+            );
+            return Err(format!(
+                "SQLite and PostgreSQL differ ({}) on this trace:\n{}",
+                differences.join("; "),
+                trace.to_json_pretty().unwrap_or_default()
+            ));
+        }
+        compared += 1;
+        steps_run += steps.len();
+    }
+    Ok((compared, steps_run))
+}
+
+/// A trace's result document from a session already reset, as JSON.
+#[cfg(feature = "postgres")]
+fn replay_in_place(session: &mut Session, trace: &Trace) -> serde_json::Value {
+    let reports = trace.steps.iter().map(|s| session.step(s)).collect();
+    session
+        .result(reports)
+        .expect("the result reads")
+        .to_value()
+}

@@ -18,6 +18,10 @@ fn main() -> std::process::ExitCode {
 #[path = "real_runs/workers.rs"]
 mod workers;
 
+#[cfg(all(unix, feature = "postgres"))]
+#[path = "real_runs/postgres.rs"]
+mod postgres;
+
 #[cfg(unix)]
 mod unix {
     use crate::workers;
@@ -56,7 +60,7 @@ mod unix {
         }
         // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
         let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        let tests: [(&str, fn()); 14] = [
+        let mut tests: Vec<(&str, fn())> = vec![
             (
                 "crash_real_exits_at_every_boundary_and_matches_section_8",
                 crash_real,
@@ -93,6 +97,8 @@ mod unix {
                 workers::locked_files,
             ),
         ];
+        #[cfg(feature = "postgres")]
+        tests.extend(crate::postgres::TESTS);
         let mut failed = Vec::new();
         let mut ran = 0;
         for (name, test) in tests {
@@ -121,7 +127,7 @@ mod unix {
     }
 
     /// Runs this binary as the CLI: its exit code, stdout and stderr.
-    fn cli(args: &[&str]) -> (i32, String, String) {
+    pub(crate) fn cli(args: &[&str]) -> (i32, String, String) {
         cli_with(args, &[])
     }
 
@@ -174,19 +180,7 @@ mod unix {
     fn crash_real() {
         let dir = Scratch::new("crash");
         let (code, out, err) = cli(&["crash-real", "--dir", dir.path()]);
-        assert_eq!(code, 0, "{out}{err}");
-        for b in Boundary::ALL {
-            let row = out
-                .lines()
-                .find(|l| l.contains(&format!(" {} ", b.name())))
-                .unwrap_or_else(|| panic!("no row for {b}: {out}"));
-            assert!(row.starts_with("ok "), "{row}");
-            assert!(row.contains("exited with 73 at the boundary"), "{row}");
-        }
-        assert!(
-            out.contains("10 of 10 boundaries match PROTOCOL.md §8"),
-            "{out}"
-        );
+        assert_crash_real_passes(code, &out, &err);
         // Each boundary's files are kept for the reader to open.
         assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 10);
 
@@ -200,6 +194,28 @@ mod unix {
             "--consumer",
             "effect_outside_tx",
         ]);
+        assert_crash_real_fails_outside(code, &out, &err);
+    }
+
+    /// `crash-real`'s output for the protocol: every boundary reached and matching §8.
+    pub(crate) fn assert_crash_real_passes(code: i32, out: &str, err: &str) {
+        assert_eq!(code, 0, "{out}{err}");
+        for b in Boundary::ALL {
+            let row = out
+                .lines()
+                .find(|l| l.contains(&format!(" {} ", b.name())))
+                .unwrap_or_else(|| panic!("no row for {b}: {out}"));
+            assert!(row.starts_with("ok "), "{row}");
+            assert!(row.contains("exited with 73 at the boundary"), "{row}");
+        }
+        assert!(
+            out.contains("10 of 10 boundaries match PROTOCOL.md §8"),
+            "{out}"
+        );
+    }
+
+    /// `crash-real --consumer effect_outside_tx`: §8 fails at `apply.after_effect` only, and says how.
+    pub(crate) fn assert_crash_real_fails_outside(code: i32, out: &str, err: &str) {
         assert_eq!(code, 1, "{out}{err}");
         let failed: Vec<&str> = out.lines().filter(|l| l.starts_with("FAILED")).collect();
         assert_eq!(failed.len(), 1, "{out}");
@@ -241,6 +257,12 @@ mod unix {
             "--rounds",
             "3",
         ]);
+        assert_race_holds(code, &out, &err);
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0);
+    }
+
+    /// `race` with 6 processes and 3 rounds: every scenario has one winner a round.
+    pub(crate) fn assert_race_holds(code: i32, out: &str, err: &str) {
         assert_eq!(code, 0, "{out}{err}");
         let line = |name: &str| {
             out.lines()
@@ -275,7 +297,6 @@ mod unix {
         assert!(line("produce_new_ids").contains("committed ×3"), "{out}");
         assert!(line("receive_same_event").contains("accepted ×3"), "{out}");
         assert!(line("relay_same_row").contains("accepted ×3"), "{out}");
-        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0);
     }
 
     fn soak() {

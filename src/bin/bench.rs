@@ -164,7 +164,111 @@ mod native {
         })
     }
 
+    /// The same `advance` as [`core_us_per_txn`] on PostgreSQL schemas of the server of `url`, fewer of them (a
+    /// round trip each statement): microseconds per transaction.
+    fn pg_core_us_per_txn(url: &str, txns: usize) -> f64 {
+        let mut session = Session::new_pg(ConsumerSetup::default(), url).expect("session");
+        let steps: Vec<Step> = (0..txns)
+            .map(|i| Step::advance(&format!("F{i}"), &format!("F{i}.1"), 0, "reserved", 1))
+            .collect();
+        let t0 = Instant::now();
+        let mut committed = 0;
+        for s in &steps {
+            committed += usize::from(session.step(s).result == Outcome::COMMITTED);
+        }
+        let us = t0.elapsed().as_secs_f64() * 1e6 / txns as f64;
+        assert_eq!(committed, txns, "every advance commits");
+        us
+    }
+
+    /// PostgreSQL's bare transaction over one connection: BEGIN, the two prepared INSERTs, COMMIT.
+    fn pg_bare_us_per_txn(url: &str, txns: usize) -> f64 {
+        let mut client = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+        client
+            .batch_execute(
+                "SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench_bare CASCADE; CREATE SCHEMA bench_bare;
+                 SET search_path = bench_bare;
+                 CREATE TABLE flow(flow_id TEXT COLLATE \"C\" PRIMARY KEY, seq BIGINT NOT NULL, state TEXT NOT NULL, amount BIGINT NOT NULL);
+                 CREATE TABLE outbox(event_id TEXT COLLATE \"C\" PRIMARY KEY, flow_id TEXT COLLATE \"C\" NOT NULL, seq BIGINT NOT NULL,
+                   body TEXT NOT NULL, accepted BIGINT NOT NULL DEFAULT 0 CHECK(accepted IN (0,1)), UNIQUE(flow_id,seq));",
+            )
+            .expect("schema");
+        let flow = client
+            .prepare("INSERT INTO flow(flow_id, seq, state, amount) VALUES($1, 1, 'reserved', 3)")
+            .expect("prepare");
+        let outbox = client
+            .prepare("INSERT INTO outbox(event_id, flow_id, seq, body) VALUES($1, $2, 1, $3)")
+            .expect("prepare");
+        let body = r#"{"event_id":"F0.1","flow_id":"F0","kind":"reserved","payload":{"amount":3},"schema":1,"seq":1}"#;
+        let ids: Vec<(String, String)> = (0..txns)
+            .map(|i| (format!("F{i}"), format!("F{i}.1")))
+            .collect();
+        let t0 = Instant::now();
+        for (f, e) in &ids {
+            client.batch_execute("BEGIN").expect("begin");
+            client.execute(&flow, &[f]).expect("flow");
+            client.execute(&outbox, &[e, f, &body]).expect("outbox");
+            client.batch_execute("COMMIT").expect("commit");
+        }
+        let us = t0.elapsed().as_secs_f64() * 1e6 / txns as f64;
+        let _ = client.batch_execute("DROP SCHEMA bench_bare CASCADE");
+        us
+    }
+
+    /// The twelve experiments replayed on `backend`: milliseconds, all passing.
+    fn experiments_ms(backend: &outbox_core::trace::Backend) -> f64 {
+        let t0 = Instant::now();
+        for e in outbox_core::experiments::ALL.iter() {
+            let check = outbox_core::experiments::check_on(e, backend).expect("replays");
+            assert!(check.ok(), "{} passes", check.id);
+        }
+        t0.elapsed().as_secs_f64() * 1000.0
+    }
+
+    /// `bench postgres`: issue 58's figures on a throw-away server, each repetition on both stores.
+    fn postgres() -> serde_json::Value {
+        use outbox_core::protocol::pg::server::Server;
+        use outbox_core::trace::Backend;
+        const PG_TXNS: usize = 2_000;
+        let server = Server::start().expect("a throw-away server");
+        let started_ms = server.started_in.as_secs_f64() * 1000.0;
+        let url = server.url().to_owned();
+        let (mut lite_core, mut lite_bare, mut lite_ratio) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut pg_core, mut pg_bare, mut pg_ratio) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut lite_exp, mut pg_exp) = (Vec::new(), Vec::new());
+        for _ in 0..REPS {
+            let (c, b) = (core_us_per_txn(), bare_us_per_txn());
+            lite_core.push(c);
+            lite_bare.push(b);
+            lite_ratio.push(c / b);
+            let (c, b) = (
+                pg_core_us_per_txn(&url, PG_TXNS),
+                pg_bare_us_per_txn(&url, PG_TXNS),
+            );
+            pg_core.push(c);
+            pg_bare.push(b);
+            pg_ratio.push(c / b);
+            lite_exp.push(experiments_ms(&Backend::Sqlite));
+            pg_exp.push(experiments_ms(&Backend::Postgres(url.clone())));
+        }
+        let stopped_ms = server.stop().as_secs_f64() * 1000.0;
+        serde_json::json!({
+            "sqlite": { "core_us_per_txn": stats(lite_core), "bare_us_per_txn": stats(lite_bare),
+                        "core_over_bare": stats(lite_ratio), "experiments_ms": stats(lite_exp) },
+            "postgres": { "core_us_per_txn": stats(pg_core), "bare_us_per_txn": stats(pg_bare),
+                          "core_over_bare": stats(pg_ratio), "experiments_ms": stats(pg_exp),
+                          "txns_per_sample": PG_TXNS },
+            "server_start_ms": started_ms,
+            "server_stop_ms": stopped_ms,
+        })
+    }
+
     pub fn main() {
+        if std::env::args().nth(1).as_deref() == Some("postgres") {
+            let out = serde_json::json!({ "postgres": postgres() });
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            return;
+        }
         // `bench checker`: the checker's figures alone.
         if std::env::args().nth(1).as_deref() == Some("checker") {
             let out = serde_json::json!({ "checker": checker() });

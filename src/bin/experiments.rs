@@ -9,6 +9,8 @@
 mod check;
 #[path = "experiments/levels.rs"]
 mod levels;
+#[path = "experiments/store.rs"]
+mod store;
 
 use outbox_core::lang::Lang;
 use outbox_core::{experiments, explain, trace};
@@ -23,9 +25,9 @@ fn parse_only() -> bool {
     false
 }
 
-const USAGE: &str = "usage: experiments --check [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] FILE|- | check [--flows N] [--events N] \
+const USAGE: &str = "usage: experiments --check [--store sqlite|postgres|postgres://…] [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] [--store …] FILE|- | check [--flows N] [--events N] \
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--power-cuts N] [--synchronous full|normal] [--rule FILE [--effect inside|outside]] [--threads N] \
-     [--symmetry] [--json] [--save FILE] | rule NAME | levels --check [DIR] | crash-real --dir DIR [--consumer NAME] | race --dir DIR [--processes 6] [--rounds 10] | soak --dir DIR \
+     [--symmetry] [--json] [--save FILE] | rule NAME | levels --check [DIR] | crash-real --dir DIR|--store postgres[://…] [--consumer NAME] | race --dir DIR|--store postgres[://…] [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
      [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no]";
 
@@ -37,22 +39,32 @@ fn main() -> ExitCode {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["--check", files @ ..] => match experiment_files(files) {
+        ["--check", rest @ ..] => match store::take(rest)
+            .and_then(|(store, files)| Ok((store, experiment_files(&files)?)))
+        {
             Ok(_) if parse_only() => ExitCode::SUCCESS,
-            Ok(list) => check(&list),
+            Ok((store, list)) => match store::start(store) {
+                Ok(running) => check(&list, &running),
+                Err(message) => {
+                    eprintln!("experiments --check: {message}");
+                    ExitCode::from(2)
+                }
+            },
             Err(message) => {
                 eprintln!("experiments --check: {message}");
                 ExitCode::from(2)
             }
         },
-        ["replay", rest @ ..] => match replay_args(rest) {
-            Ok(_) if parse_only() => ExitCode::SUCCESS,
-            Ok((path, print)) => replay(path, print),
-            Err(message) => {
-                eprintln!("experiments replay: {message}");
-                ExitCode::from(2)
+        ["replay", rest @ ..] => {
+            match store::take(rest).and_then(|(store, rest)| Ok((store, replay_args(&rest)?))) {
+                Ok(_) if parse_only() => ExitCode::SUCCESS,
+                Ok((store, (path, print))) => replay(path, print, store),
+                Err(message) => {
+                    eprintln!("experiments replay: {message}");
+                    ExitCode::from(2)
+                }
             }
-        },
+        }
         ["check", ..] => check::main(&args[1..]),
         ["levels", ..] => levels::main(&args[1..]),
         ["rule", name] => builtin_rule(name),
@@ -127,11 +139,11 @@ fn experiment_files(files: &[&str]) -> Result<Vec<experiments::Experiment>, Stri
         .collect()
 }
 
-fn check(list: &[experiments::Experiment]) -> ExitCode {
+fn check(list: &[experiments::Experiment], store: &store::Running) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let (mut passed, mut failed) = (0, 0);
     for experiment in list {
-        let outcome = experiments::check(experiment);
+        let outcome = experiments::check_on(experiment, &store.backend);
         match outcome {
             Ok(c) => {
                 let mark = if c.ok() { "ok" } else { "FAILED" };
@@ -232,7 +244,7 @@ fn replay_args<'a>(args: &[&'a str]) -> Result<(&'a str, Print), String> {
     Ok((path, print))
 }
 
-fn replay(path: &str, print: Print) -> ExitCode {
+fn replay(path: &str, print: Print, store: Option<&str>) -> ExitCode {
     // Read at most one byte past the limit, as bytes: the size is judged before the text is.
     let mut bytes = Vec::new();
     let limit = trace::MAX_TRACE_BYTES as u64 + 1;
@@ -258,10 +270,35 @@ fn replay(path: &str, print: Print) -> ExitCode {
     };
     match print {
         Print::Result => {}
+        _ if store.is_some() => {
+            eprintln!("experiments replay: --store prints the result document; --explain and --svg run on SQLite");
+            return ExitCode::from(2);
+        }
         Print::Explain(langs) => return replay_explained(&text, &langs),
         Print::Diagram { lang, dark } => return replay_diagram(&text, lang, dark),
     }
-    match trace::replay_text(&text) {
+    let parsed = match trace::parse(&text) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("invalid trace: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // A power step is refused before any server starts.
+    if store.is_some_and(|s| s != "sqlite") {
+        if let Err(e) = trace::refuse_power(&parsed) {
+            eprintln!("experiments replay: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let running = match store::start(store) {
+        Ok(r) => r,
+        Err(message) => {
+            eprintln!("experiments replay: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match trace::replay_on(&parsed, &running.backend) {
         Ok(result) => match result.to_json_pretty() {
             Ok(json) => {
                 let mut out = std::io::stdout().lock();
@@ -274,7 +311,7 @@ fn replay(path: &str, print: Print) -> ExitCode {
             }
         },
         Err(e) => {
-            eprintln!("invalid trace: {e}");
+            eprintln!("invalid trace: the databases failed: {e}");
             ExitCode::from(2)
         }
     }

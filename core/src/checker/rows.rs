@@ -49,7 +49,9 @@ fn each<T>(
 
 /// Reads the tables of `mask` ([`tables`]) into `state`, whose other tables are left as they are.
 pub fn read(system: &System, config: &Config, mask: u8, state: &mut State) -> Result<(), String> {
-    let (p, c) = system.disks();
+    let (p, c) = system
+        .disks()
+        .map_err(crate::trace::session::stop_message)?;
     if mask & tables::FLOW != 0 {
         state.flow = each(
             p,
@@ -229,7 +231,9 @@ pub fn restore(
     system
         .settle()
         .map_err(crate::trace::session::stop_message)?;
-    let (p, c) = system.disks();
+    let (p, c) = system
+        .disks()
+        .map_err(crate::trace::session::stop_message)?;
     if mask & (tables::FLOW | tables::OUTBOX) != 0 {
         let flow = Keyed::new(&from.flow, &to.flow, |r| r.flow);
         let outbox = Keyed::new(&from.outbox, &to.outbox, |r| r.0);

@@ -27,7 +27,7 @@ pub fn receive(db: &mut Db, event: &Event, config: &ConsumerConfig) -> Result<Re
         let held = db.query_opt(
             "SELECT body FROM inbox WHERE event_id=?",
             &[P::T(&event.event_id)],
-            |r| r.get::<_, String>(0),
+            |r| r.get::<String>(0),
         )?;
         if let Some(held) = held {
             return Ok(if held == body {
@@ -39,7 +39,7 @@ pub fn receive(db: &mut Db, event: &Event, config: &ConsumerConfig) -> Result<Re
         let taken = db.query_opt(
             "SELECT event_id FROM inbox WHERE flow_id=? AND seq=?",
             &[P::T(&event.flow_id), P::I(event.seq)],
-            |r| r.get::<_, String>(0),
+            |r| r.get::<String>(0),
         )?;
         if taken.is_some() {
             return Ok(ReceiveResult::SEQUENCE_CONFLICT);
@@ -165,13 +165,13 @@ fn decide(db: &mut Db, flow_id: &str, config: &ConsumerConfig) -> Result<Decisio
     let next = db.query_opt(
         "SELECT event_id, body FROM inbox WHERE flow_id=? AND seq=?",
         &[P::T(flow_id), P::I(last_seq + 1)],
-        |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
     )?;
     let Some((event_id, body)) = next else {
         let later = db.query_opt(
             "SELECT 1 FROM inbox WHERE flow_id=? AND seq>? LIMIT 1",
             &[P::T(flow_id), P::I(last_seq + 1)],
-            |r| r.get::<_, i64>(0),
+            |r| r.get::<i64>(0),
         )?;
         return Ok(Decision::Stop(if later.is_some() {
             ApplyResult::Gap
@@ -210,13 +210,7 @@ pub(super) fn projection(db: &mut Db, flow_id: &str) -> Result<(i64, String, i64
         .query_opt(
             "SELECT last_seq, state, held FROM projection WHERE flow_id=?",
             &[P::T(flow_id)],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, i64>(2)?,
-                ))
-            },
+            |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?, r.get::<i64>(2)?)),
         )?
         .unwrap_or_else(|| (0, "new".to_owned(), 0)))
 }
@@ -247,7 +241,7 @@ fn apply_greater_than(db: &mut Db, flow_id: &str) -> Result<ApplyResult, Stop> {
             "SELECT event_id, body FROM inbox WHERE flow_id=? AND state='pending' AND seq>? \
              ORDER BY seq LIMIT 1",
             &[P::T(flow_id), P::I(last_seq)],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+            |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
         )?;
         let Some((event_id, body)) = next else {
             return Ok(ApplyResult::Idle);

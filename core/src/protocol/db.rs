@@ -5,9 +5,9 @@
 //! exactly a process exit: SQLite rolls the open transaction back and the disk keeps only what was committed.
 
 pub use super::changes::{tables, Changes};
+pub use super::conn::{Cell, Conn, Control, Row, P};
 use super::Boundary;
-use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::{Connection, OpenFlags};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
@@ -177,25 +177,9 @@ pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Err
     }
 }
 
-/// A statement parameter that can also be printed into the SQL log.
-#[derive(Clone, Copy, Debug)]
-pub enum P<'a> {
-    T(&'a str),
-    I(i64),
-}
-
-impl ToSql for P<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(match self {
-            P::T(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
-            P::I(i) => ToSqlOutput::Owned(SqlValue::Integer(*i)),
-        })
-    }
-}
-
 /// A process's connection to one database.
 pub struct Db {
-    conn: Connection,
+    conn: Conn,
     /// What SQLite's hooks note of this connection's writes, when tracked ([`Db::track_changes`]). After
     /// `conn`, so that it is dropped after the connection whose hooks point at it.
     changes: Option<Arc<Changes>>,
@@ -218,8 +202,12 @@ impl Db {
     }
 
     pub fn open_in(location: &str, store: Store, role: Role) -> Result<Db, Stop> {
-        let conn = open_in(location, store)?;
-        Ok(Db {
+        Ok(Db::on(Conn::Lite(open_in(location, store)?), role))
+    }
+
+    /// A process's connection on either store.
+    pub fn on(conn: Conn, role: Role) -> Db {
+        Db {
             conn,
             changes: None,
             role,
@@ -228,14 +216,14 @@ impl Db {
             passed: Vec::new(),
             exit_hook: None,
             rule_error: None,
-        })
+        }
     }
 
     /// From now on, SQLite's hooks note in `changes` which tables this connection's transactions change: the
     /// checker reads back and writes back only those. A transaction this connection left open is forgotten;
     /// a rollback here forgets the writes itself ([`Db::abandon`], an error).
     pub fn track_changes(&mut self, changes: &Arc<Changes>) -> Result<(), Stop> {
-        changes.set_hooks(&self.conn);
+        changes.set_hooks(self.conn.lite()?);
         self.changes = Some(changes.clone());
         Ok(())
     }
@@ -276,8 +264,7 @@ impl Db {
     /// Runs one statement that changes rows.
     pub fn exec(&mut self, sql: &str, params: &[P<'_>]) -> Result<usize, Stop> {
         self.record(sql, params);
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        Ok(stmt.execute(rusqlite::params_from_iter(params.iter()))?)
+        self.conn.execute(sql, params)
     }
 
     /// Runs a query and maps its first row, if any.
@@ -285,15 +272,10 @@ impl Db {
         &mut self,
         sql: &str,
         params: &[P<'_>],
-        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+        map: impl FnOnce(&Row<'_>) -> Result<T, Stop>,
     ) -> Result<Option<T>, Stop> {
         self.record(sql, params);
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
-        match rows.next()? {
-            Some(row) => Ok(Some(map(row)?)),
-            None => Ok(None),
-        }
+        self.conn.query_opt(sql, params, map)
     }
 
     /// Runs a query and maps every row.
@@ -301,30 +283,29 @@ impl Db {
         &mut self,
         sql: &str,
         params: &[P<'_>],
-        mut map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+        map: impl FnMut(&Row<'_>) -> Result<T, Stop>,
     ) -> Result<Vec<T>, Stop> {
         self.record(sql, params);
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            out.push(map(row)?);
-        }
-        Ok(out)
+        self.conn.query_all(sql, params, map)
     }
 
     /// Runs DDL or a batch (fault triggers) without parameters.
     pub fn batch(&mut self, sql: &str) -> Result<(), Stop> {
         self.record(sql, &[]);
-        Ok(self.conn.execute_batch(sql)?)
+        self.conn.batch(sql)
     }
 
-    /// `BEGIN IMMEDIATE`, `COMMIT` or `ROLLBACK`, from the statement cache: every write runs two of them, and
-    /// parsing them afresh each time was a tenth of the explorer's time.
-    fn control(&mut self, sql: &str) -> Result<(), Stop> {
-        self.record(sql, &[]);
-        self.conn.prepare_cached(sql)?.execute([])?;
-        Ok(())
+    /// The store this process's connection is on.
+    pub fn conn(&self) -> &Conn {
+        &self.conn
+    }
+
+    fn control(&mut self, control: Control) -> Result<(), Stop> {
+        if self.log.is_some() {
+            let sql = self.conn.control_sql(control).to_owned();
+            self.note(sql);
+        }
+        self.conn.control(control)
     }
 
     /// Forgets the boundaries this process crossed and any armed exit: the same connections serve a new session.
@@ -336,11 +317,14 @@ impl Db {
     /// The pages this connection's commits wrote to the database since the last call: what a WAL would
     /// have received (the page's automatic checkpoint counts them).
     pub fn pages_written(&self) -> u32 {
+        let Ok(conn) = self.conn.lite() else {
+            return 0;
+        };
         let (mut now, mut high) = (0, 0);
         // SAFETY: the handle is this open connection's; SQLite writes the two ints and keeps no pointer.
         let rc = unsafe {
             rusqlite::ffi::sqlite3_db_status(
-                self.conn.handle(),
+                conn.handle(),
                 rusqlite::ffi::SQLITE_DBSTATUS_CACHE_WRITE,
                 &mut now,
                 &mut high,
@@ -356,7 +340,7 @@ impl Db {
 
     /// No transaction is open on this connection.
     pub fn is_idle(&self) -> bool {
-        self.conn.is_autocommit()
+        self.conn.is_idle()
     }
 
     /// `BEGIN IMMEDIATE … COMMIT` around `body` (§2: every write). An SQL error rolls the whole transaction
@@ -366,9 +350,9 @@ impl Db {
         &mut self,
         body: impl FnOnce(&mut Db) -> Result<T, Stop>,
     ) -> Result<T, Stop> {
-        self.control("BEGIN IMMEDIATE")?;
+        self.control(Control::Begin)?;
         match body(self) {
-            Ok(value) => match self.control("COMMIT") {
+            Ok(value) => match self.control(Control::Commit) {
                 Ok(()) => Ok(value),
                 Err(e) => {
                     self.rollback();
@@ -389,9 +373,9 @@ impl Db {
         &mut self,
         body: impl FnOnce(&mut Db) -> Result<(T, bool), Stop>,
     ) -> Result<T, Stop> {
-        self.control("BEGIN IMMEDIATE")?;
+        self.control(Control::Begin)?;
         match body(self) {
-            Ok((value, true)) => match self.control("COMMIT") {
+            Ok((value, true)) => match self.control(Control::Commit) {
                 Ok(()) => Ok(value),
                 Err(e) => {
                     self.rollback();
@@ -420,15 +404,15 @@ impl Db {
         if let Some(changes) = &self.changes {
             changes.forget_pending();
         }
-        if !self.conn.is_autocommit() {
+        if !self.conn.is_idle() {
             // A failed ROLLBACK leaves nothing more to undo; the error that caused it is what gets reported.
-            let _ = self.control("ROLLBACK");
+            let _ = self.control(Control::Rollback);
         }
     }
 
     /// Commits what `body` wrote and then lets the process die: the unsafe dual write's exit (§2).
     pub fn commit_then_exit(&mut self) -> Result<(), Stop> {
-        self.control("COMMIT")?;
+        self.control(Control::Commit)?;
         self.note("-- process exits before the outbox write (os._exit in the article)".into());
         if let Some(exit) = self.exit_hook {
             exit();

@@ -1,12 +1,16 @@
-//! The ordered outbox / inbox protocol of the article, in plain Rust over rusqlite: no browser in here.
+//! The ordered outbox / inbox protocol of the article, in plain Rust over rusqlite (and natively, behind the
+//! `postgres` feature, PostgreSQL): no browser in here.
 //!
 //! **Architecture invariant:** nothing in this module knows about Yew, web-sys or the DOM; it runs the same
 //! natively and in wasm32.
 
 pub mod changes;
+pub mod conn;
 pub mod consumer;
 pub mod db;
 pub mod invariant;
+#[cfg(feature = "postgres")]
+pub mod pg;
 pub mod producer;
 pub mod results;
 pub mod rule_apply;

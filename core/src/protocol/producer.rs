@@ -1,7 +1,7 @@
 //! The producer (§2): `advance` commits the state change and its outbox row in one transaction; the unsafe dual
 //! write is kept beside it as the article's contrast.
 
-use super::db::{Db, Stop, P};
+use super::db::{Db, Row, Stop, P};
 use super::{next_kind, payload_fits_schema, AdvanceResult, Boundary, Event, AMOUNT};
 
 /// A requested transition: the event the producer would commit, with the seq it believes the flow is at.
@@ -29,7 +29,7 @@ pub fn advance(db: &mut Db, t: &Transition, mode: WriteMode) -> Result<AdvanceRe
         let previous = db.query_opt(
             "SELECT body FROM outbox WHERE event_id=?",
             &[P::T(&event.event_id)],
-            |r| r.get::<_, String>(0),
+            |r| r.get::<String>(0),
         )?;
         if let Some(previous) = previous {
             return Ok(if previous == body {
@@ -41,7 +41,7 @@ pub fn advance(db: &mut Db, t: &Transition, mode: WriteMode) -> Result<AdvanceRe
         let current = db.query_opt(
             "SELECT seq, state FROM flow WHERE flow_id=?",
             &[P::T(&event.flow_id)],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+            |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
         )?;
         let (seq, state) = current.clone().unwrap_or_else(|| (0, "new".to_owned()));
         if t.expected_seq != seq {
@@ -102,11 +102,11 @@ pub struct OutboxRow {
 
 /// §6: the first unaccepted row by `(flow_id, seq)`, or the row named by `event_id` even if already accepted.
 pub fn pick_for_relay(db: &mut Db, event_id: Option<&str>) -> Result<Option<OutboxRow>, Stop> {
-    let map = |r: &rusqlite::Row<'_>| {
+    let map = |r: &Row<'_>| {
         Ok(OutboxRow {
             event_id: r.get(0)?,
             body: r.get(1)?,
-            accepted: r.get::<_, i64>(2)? == 1,
+            accepted: r.get::<i64>(2)? == 1,
         })
     };
     match event_id {
@@ -130,7 +130,7 @@ pub fn mark_accepted(db: &mut Db, event_id: &str) -> Result<(), Stop> {
         let accepted = db.query_opt(
             "SELECT accepted FROM outbox WHERE event_id=?",
             &[P::T(event_id)],
-            |r| r.get::<_, i64>(0),
+            |r| r.get::<i64>(0),
         )?;
         if accepted != Some(0) {
             return Ok(false);

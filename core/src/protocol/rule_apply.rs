@@ -95,7 +95,7 @@ fn waiting(
 ) -> Result<Vec<WaitingRow>, Stop> {
     let sql = if arrival {
         "SELECT event_id, seq, body, state, reason, arrival FROM \
-         (SELECT *, row_number() OVER (ORDER BY rowid) AS arrival FROM inbox) \
+         (SELECT *, row_number() OVER (ORDER BY rowid) AS arrival FROM inbox) AS q \
          WHERE flow_id=? AND state IN ('pending', 'blocked') ORDER BY seq"
     } else {
         "SELECT event_id, seq, body, state, reason, 0 FROM inbox \
@@ -103,12 +103,12 @@ fn waiting(
     };
     let rows = db.query_all(sql, &[P::T(flow_id)], |r| {
         Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, Option<String>>(4)?,
-            r.get::<_, i64>(5)?,
+            r.get::<String>(0)?,
+            r.get::<i64>(1)?,
+            r.get::<String>(2)?,
+            r.get::<String>(3)?,
+            r.get::<Option<String>>(4)?,
+            r.get::<i64>(5)?,
         ))
     })?;
     Ok(rows

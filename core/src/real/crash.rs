@@ -1,11 +1,12 @@
-//! `experiments crash-real --dir DIR [--consumer NAME]`: the ten exits of PROTOCOL.md §8 as real processes on real files.
+//! `experiments crash-real --dir DIR [--consumer NAME]`: the ten exits of PROTOCOL.md §8 as real processes on real files
+//! (or, `--store postgres`, on real connections to a PostgreSQL server: an exit drops the connection).
 //!
 //! For each boundary, in a directory of its own: a child process runs the article's first step of flow A up to
 //! that boundary and `_exit(73)`s there with its transaction open. The parent checks the exit status, reopens
 //! the files and compares what is visible with §8's table, then runs recovery in another fresh process and
 //! checks what the article promises after it: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
 
-use super::{create_files, read_files, worker_command, Error, Flags, Run, EXIT_CODE};
+use super::{worker_command, Error, Flags, Run, Where, EXIT_CODE};
 use crate::protocol::{Boundary, Ordering, Snapshot};
 use serde_json::Value;
 use std::fmt;
@@ -128,7 +129,7 @@ impl Row {
 }
 
 pub fn main(args: &[String]) -> Run {
-    let flags = Flags::parse(args, &["dir", "consumer"])?;
+    let flags = Flags::parse(args, &["dir", "consumer", "store"])?;
     // Any built-in consumer, so that a wrong turn is seen failing §8 (the rule's needs a rule file).
     let consumer = match flags.text("consumer") {
         None => Ordering::Strict,
@@ -146,18 +147,19 @@ pub fn main(args: &[String]) -> Run {
                 ))
             })?,
     };
-    let dir = flags.fresh_dir()?;
+    let target = flags.target()?;
+    let dir = &target.place;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
         "The ten exits of §8, each a real child process that calls _exit({EXIT_CODE}) with its transaction open,\n\
-         on two SQLite files (WAL, synchronous=FULL) in {}, consumer {}:",
-        dir.display(),
+         on {}, consumer {}:",
+        dir.describe(),
         consumer.name()
     );
     let mut matched = 0;
     for boundary in Boundary::ALL {
-        let row = run_boundary(&dir, boundary, consumer)?;
+        let row = run_boundary(dir, boundary, consumer)?;
         let ok = row.ok();
         matched += usize::from(ok);
         let mark = if ok { "ok" } else { "FAILED" };
@@ -190,14 +192,10 @@ pub fn main(args: &[String]) -> Run {
     Ok(matched == Boundary::ALL.len())
 }
 
-fn run_boundary(
-    root: &std::path::Path,
-    boundary: Boundary,
-    consumer: Ordering,
-) -> Result<Row, Error> {
-    let dir = root.join(format!("{:02}-{}", boundary.number(), boundary.name()));
-    create_files(&dir)?;
-    let dir_text = dir.to_string_lossy().into_owned();
+fn run_boundary(root: &Where, boundary: Boundary, consumer: Ordering) -> Result<Row, Error> {
+    let dir = root.child(&format!("{:02}-{}", boundary.number(), boundary.name()));
+    dir.create()?;
+    let dir_text = dir.arg();
 
     let crashed = worker_command(&["crash", &dir_text, boundary.name(), consumer.name()])?
         .stdin(Stdio::null())
@@ -211,7 +209,7 @@ fn run_boundary(
         }
         None => format!("the child ended without an exit code: {}", crashed.status),
     };
-    let before = Visible::of(&read_files(&dir)?);
+    let before = Visible::of(&dir.read()?);
 
     let recovered = worker_command(&["recover", &dir_text, consumer.name()])?
         .stdin(Stdio::null())
@@ -235,7 +233,7 @@ fn run_boundary(
             )
         })
         .collect();
-    let after = Visible::of(&read_files(&dir)?);
+    let after = Visible::of(&dir.read()?);
     Ok(Row {
         boundary,
         exit,

@@ -180,6 +180,152 @@ impl Flags {
     }
 }
 
+/// Where a real run's two databases are: SQLite files in a directory, or (`crash-real` and `race` with
+/// `--store postgres`) two schemas on a PostgreSQL server. A worker is handed [`Where::arg`].
+#[derive(Clone, Debug)]
+pub enum Where {
+    Files(PathBuf),
+    #[cfg(feature = "postgres")]
+    Pg(crate::protocol::pg::Place),
+}
+
+impl Where {
+    /// A worker's argument back: a PostgreSQL place (`URL#prefix`), else a directory.
+    pub fn parse(arg: &str) -> Result<Where, String> {
+        #[cfg(feature = "postgres")]
+        if crate::protocol::pg::server::names_postgres(arg) {
+            return crate::protocol::pg::Place::parse(arg).map(Where::Pg);
+        }
+        Ok(Where::Files(PathBuf::from(arg)))
+    }
+
+    pub fn arg(&self) -> String {
+        match self {
+            Where::Files(dir) => dir.to_string_lossy().into_owned(),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => place.arg(),
+        }
+    }
+
+    /// A place of its own beside this one: a subdirectory, or schemas with a longer prefix.
+    pub fn child(&self, name: &str) -> Where {
+        match self {
+            Where::Files(dir) => Where::Files(dir.join(name)),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => Where::Pg(place.child(name)),
+        }
+    }
+
+    /// What the run's header says the databases are.
+    pub fn describe(&self) -> String {
+        match self {
+            Where::Files(dir) => format!(
+                "two SQLite files (WAL, synchronous=FULL) in {}",
+                dir.display()
+            ),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => format!(
+                "two schemas on the PostgreSQL server of {} (a write waits for its schema's advisory lock)",
+                place.url()
+            ),
+        }
+    }
+
+    /// The two databases, empty, with the article's schema.
+    pub fn create(&self) -> Result<(), Error> {
+        match self {
+            Where::Files(dir) => create_files(dir),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => place
+                .create()
+                .map_err(|e| Error::Run(format!("{}: {e:?}", place.arg()))),
+        }
+    }
+
+    /// What a fresh process sees: both databases' committed tables.
+    pub fn read(&self) -> Result<Snapshot, Error> {
+        match self {
+            Where::Files(dir) => read_files(dir),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => {
+                let failed = |e| Error::Run(format!("{}: {e:?}", place.arg()));
+                System::open_pg(place, None, ConsumerConfig::default())
+                    .map_err(failed)?
+                    .snapshot()
+                    .map_err(failed)
+            }
+        }
+    }
+
+    /// A worker's session on these databases: the files' busy timeout, or the same wait for the lock.
+    pub fn open(
+        &self,
+        consumer: crate::trace::ConsumerSetup,
+    ) -> Result<crate::trace::Session, String> {
+        match self {
+            Where::Files(dir) => crate::trace::Session::open_files(consumer, dir, store()),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => crate::trace::Session::open_pg(consumer, place, Some(BUSY_TIMEOUT)),
+        }
+    }
+
+    /// Removes what a passed round leaves: nothing worth keeping.
+    pub fn remove(&self) {
+        match self {
+            Where::Files(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => {
+                let _ = place.drop_schemas();
+            }
+        }
+    }
+}
+
+/// Where `crash-real` and `race` run, from `--store` and `--dir`, and the throw-away server the command started,
+/// if any (stopped and removed when dropped).
+pub struct Target {
+    pub place: Where,
+    #[cfg(feature = "postgres")]
+    _server: Option<crate::protocol::pg::server::Target>,
+}
+
+impl Flags {
+    /// `--store sqlite` (the default) needs `--dir`; `--store postgres` starts a throw-away server, and
+    /// `--store postgres://…` uses that server's database (`--dir` is for files only).
+    pub fn target(&self) -> Result<Target, Error> {
+        let store = self.text("store").unwrap_or("sqlite");
+        if store == "sqlite" {
+            return Ok(Target {
+                place: Where::Files(self.fresh_dir()?),
+                #[cfg(feature = "postgres")]
+                _server: None,
+            });
+        }
+        #[cfg(feature = "postgres")]
+        if crate::protocol::pg::server::names_postgres(store) {
+            if self.values.contains_key("dir") {
+                return Err(Error::Usage(
+                    "--dir is for SQLite's files; with --store postgres the databases are schemas on the server".into(),
+                ));
+            }
+            if parse_only() {
+                return Err(Error::Parsed);
+            }
+            let server =
+                crate::protocol::pg::server::Target::from_flag(store).map_err(Error::Usage)?;
+            return Ok(Target {
+                place: Where::Pg(crate::protocol::pg::Place::fresh(&server.url)),
+                _server: Some(server),
+            });
+        }
+        Err(Error::Usage(format!(
+            "--store must be sqlite, postgres or a postgres:// URL, got `{store}`"
+        )))
+    }
+}
+
 /// Creates `dir` and the two database files in it, empty, with the article's schema.
 pub fn create_files(dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir)?;

@@ -4,14 +4,12 @@
 //! lock (`BEGIN IMMEDIATE`) is all that orders them.
 
 use super::steps::Scenario;
-use super::{create_files, read_files, worker_command, Error, Flags, Run};
+use super::{worker_command, Error, Flags, Run, Where};
 use crate::protocol::invariant;
 use crate::protocol::{AdvanceResult, Outcome, Receipt, Snapshot};
-use crate::trace::Session;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
 use std::process::Stdio;
 
 impl Scenario {
@@ -147,41 +145,46 @@ impl Outcome1 {
 }
 
 pub fn main(args: &[String]) -> Run {
-    let flags = Flags::parse(args, &["dir", "processes", "rounds"])?;
+    let flags = Flags::parse(args, &["dir", "processes", "rounds", "store"])?;
     let processes = flags.number("processes", 6, 2, 64)?;
     let rounds = flags.number("rounds", 10, 1, 10_000)?;
-    let dir = flags.fresh_dir()?;
+    let target = flags.target()?;
+    let dir = &target.place;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
         "{processes} real processes per round, released together through one pipe; {rounds} rounds per race, \
-         each on fresh files in {}:",
-        dir.display()
+         each on fresh databases: {}:",
+        dir.describe()
     );
     let mut all_ok = true;
     for scenario in Scenario::ALL {
         let mut distribution: BTreeMap<String, usize> = BTreeMap::new();
         let mut failures = Vec::new();
         for round in 1..=rounds {
-            let round_dir = dir.join(scenario.name()).join(format!("round-{round:04}"));
+            let round_dir = dir
+                .child(scenario.name())
+                .child(&format!("round-{round:04}"));
             let results = run_round(&round_dir, scenario, processes)?;
             for r in &results {
                 *distribution.entry(r.label()).or_default() += 1;
             }
-            let problems = scenario.check(&results, &read_files(&round_dir)?);
+            let problems = scenario.check(&results, &round_dir.read()?);
             if problems.is_empty() {
                 // A round that passed leaves nothing worth keeping; a failed one stays for inspection.
-                let _ = std::fs::remove_dir_all(&round_dir);
+                round_dir.remove();
             } else {
                 failures.push(format!(
                     "round {round} ({}): {}",
-                    round_dir.display(),
+                    round_dir.arg(),
                     problems.join("; ")
                 ));
             }
         }
         // Gone when every round passed (`remove_dir` leaves a directory that still holds a failed round).
-        let _ = std::fs::remove_dir(dir.join(scenario.name()));
+        if let Where::Files(dir) = dir {
+            let _ = std::fs::remove_dir(dir.join(scenario.name()));
+        }
         let mark = if failures.is_empty() { "ok" } else { "FAILED" };
         let spread = distribution
             .iter()
@@ -207,12 +210,12 @@ pub fn main(args: &[String]) -> Run {
     Ok(all_ok)
 }
 
-fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outcome1>, Error> {
-    create_files(dir)?;
+fn run_round(dir: &Where, scenario: Scenario, processes: u64) -> Result<Vec<Outcome1>, Error> {
+    dir.create()?;
     {
-        let mut session =
-            Session::open_files(crate::trace::ConsumerSetup::default(), dir, super::store())
-                .map_err(Error::Run)?;
+        let mut session = dir
+            .open(crate::trace::ConsumerSetup::default())
+            .map_err(Error::Run)?;
         for step in scenario.setup() {
             let report = session.step(&step);
             if ![Outcome::COMMITTED, Outcome::ACCEPTED].contains(&report.result) {
@@ -229,7 +232,7 @@ fn run_round(dir: &Path, scenario: Scenario, processes: u64) -> Result<Vec<Outco
             }
         }
     }
-    let dir_text = dir.to_string_lossy().into_owned();
+    let dir_text = dir.arg();
     let (gun, trigger) = std::io::pipe()?;
     let mut children = super::Children::default();
     for index in 0..processes {

@@ -2,7 +2,7 @@
 //! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
 
 use super::steps::{self, Scenario};
-use super::{power_store, store, Rng, EXIT_CODE};
+use super::{power_store, Rng, EXIT_CODE};
 use crate::protocol::{Boundary, Ordering, Outcome, KINDS};
 use crate::trace::{ConsumerSetup, Session, Step, StepReport};
 use serde_json::json;
@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 /// The process ends right here, its transaction open and nothing cleaned up: no destructor runs, no buffer is
 /// flushed, no `ROLLBACK` is sent. The operating system closes the files; SQLite's WAL then holds no commit
-/// record for the open transaction, so the next process to open the files never sees it.
+/// record for the open transaction, so the next process to open the files never sees it. On PostgreSQL it closes
+/// the connection's socket, and the server rolls the transaction back.
 fn exit_here() -> ! {
     // SAFETY: `_exit` takes no pointers and never returns; ending the process without running any Rust or C
     // clean-up is its whole purpose.
@@ -34,9 +35,9 @@ pub fn report_line(report: &StepReport) -> String {
 pub fn main(args: &[String]) -> ExitCode {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
-        ["crash", dir, boundary, consumer] => crash_job(Path::new(dir), boundary, consumer),
-        ["recover", dir, consumer] => recover_job(Path::new(dir), consumer),
-        ["race", dir, scenario, index] => race_job(Path::new(dir), scenario, index),
+        ["crash", dir, boundary, consumer] => crash_job(dir, boundary, consumer),
+        ["recover", dir, consumer] => recover_job(dir, consumer),
+        ["race", dir, scenario, index] => race_job(dir, scenario, index),
         ["soak", dir, flows, seed, log, seconds, producer] => {
             soak_job(Path::new(dir), flows, seed, log, seconds, producer)
         }
@@ -61,13 +62,15 @@ pub fn main(args: &[String]) -> ExitCode {
 /// Opens the session, trying again a few times: under contention a fresh process can wait past the busy
 /// timeout just to open the files (the WAL's recovery after a kill holds a lock).
 fn open(dir: &Path) -> Result<Session, String> {
-    open_as(dir, ConsumerSetup::default())
+    open_as(&dir.to_string_lossy(), ConsumerSetup::default())
 }
 
-fn open_as(dir: &Path, consumer: ConsumerSetup) -> Result<Session, String> {
+/// `place`: a directory of files, or a PostgreSQL place ([`super::Where::arg`]).
+fn open_as(place: &str, consumer: ConsumerSetup) -> Result<Session, String> {
+    let place = super::Where::parse(place)?;
     let mut tries = 0;
     loop {
-        match Session::open_files(consumer.clone(), dir, store()) {
+        match place.open(consumer.clone()) {
             Ok(session) => return Ok(session),
             Err(e) if tries >= 3 => return Err(e),
             Err(_) => tries += 1,
@@ -96,7 +99,7 @@ fn consumer(name: &str) -> Result<ConsumerSetup, String> {
 }
 
 /// Runs the article's first step of flow A up to `boundary` and exits there (PROTOCOL.md §8).
-fn crash_job(dir: &Path, boundary: &str, consumer_name: &str) -> Result<(), String> {
+fn crash_job(dir: &str, boundary: &str, consumer_name: &str) -> Result<(), String> {
     let boundary =
         Boundary::from_name(boundary).ok_or_else(|| format!("unknown boundary `{boundary}`"))?;
     let mut session = open_as(dir, consumer(consumer_name)?)?;
@@ -109,7 +112,7 @@ fn crash_job(dir: &Path, boundary: &str, consumer_name: &str) -> Result<(), Stri
 }
 
 /// A fresh process recovers from what was committed: resubmit, resend until idle, process.
-fn recover_job(dir: &Path, consumer_name: &str) -> Result<(), String> {
+fn recover_job(dir: &str, consumer_name: &str) -> Result<(), String> {
     let mut session = open_as(dir, consumer(consumer_name)?)?;
     for step in steps::recovery() {
         run(&mut session, &step);
@@ -136,12 +139,12 @@ fn relay_until_idle(session: &mut Session, most: usize) -> Result<(), String> {
 }
 
 /// Opens the files, says `ready`, waits for the parent to close the shared pipe, then runs one step at once.
-fn race_job(dir: &Path, scenario: &str, index: &str) -> Result<(), String> {
+fn race_job(dir: &str, scenario: &str, index: &str) -> Result<(), String> {
     let scenario =
         Scenario::from_name(scenario).ok_or_else(|| format!("unknown scenario `{scenario}`"))?;
     let index = number(index, "the process index")?;
     let step = scenario.step(index);
-    let mut session = open(dir)?;
+    let mut session = open_as(dir, ConsumerSetup::default())?;
     println!("ready");
     let mut rest = Vec::new();
     // EOF on the shared pipe is the starting gun: the parent closes it once every worker is ready.

@@ -25,6 +25,31 @@ impl Session {
         })
     }
 
+    /// A session on fresh schemas of the PostgreSQL server of `url`, dropped with the session.
+    #[cfg(feature = "postgres")]
+    pub fn new_pg(setup: ConsumerSetup, url: &str) -> Result<Session, String> {
+        let system = System::new_pg(url, setup.config()).map_err(stop_message)?;
+        Ok(Session {
+            system,
+            effects_seen: None,
+        })
+    }
+
+    /// A session on the schemas of `place`, shared with other real processes; a write waits at most
+    /// `lock_timeout` for another process's write lock.
+    #[cfg(feature = "postgres")]
+    pub fn open_pg(
+        setup: ConsumerSetup,
+        place: &protocol::pg::Place,
+        lock_timeout: Option<std::time::Duration>,
+    ) -> Result<Session, String> {
+        let system = System::open_pg(place, lock_timeout, setup.config()).map_err(stop_message)?;
+        Ok(Session {
+            system,
+            effects_seen: None,
+        })
+    }
+
     /// A session on the two database files in `dir`, shared with other real processes (the CLI's workers).
     pub fn open_files(
         setup: ConsumerSetup,
@@ -341,9 +366,54 @@ pub(crate) fn stop_message(stop: Stop) -> String {
 
 /// Replays a validated trace on fresh databases and returns the result document.
 pub fn replay(trace: &Trace) -> Result<ResultDoc, String> {
-    let mut session = Session::new(trace.consumer.clone())?;
+    replay_in(Session::new(trace.consumer.clone())?, trace)
+}
+
+/// Where a trace is replayed: SQLite's in-memory databases, or schemas on a PostgreSQL server.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    #[default]
+    Sqlite,
+    /// A server's URL.
+    #[cfg(feature = "postgres")]
+    Postgres(String),
+}
+
+/// Replays a validated trace on fresh databases of `backend`. PostgreSQL refuses a trace with a power step.
+pub fn replay_on(trace: &Trace, backend: &Backend) -> Result<ResultDoc, String> {
+    match backend {
+        Backend::Sqlite => replay(trace),
+        #[cfg(feature = "postgres")]
+        Backend::Postgres(url) => {
+            refuse_power(trace)?;
+            replay_in(Session::new_pg(trace.consumer.clone(), url)?, trace)
+        }
+    }
+}
+
+/// Runs every step of `trace` in `session`, fresh, and reads the result document.
+pub fn replay_in(mut session: Session, trace: &Trace) -> Result<ResultDoc, String> {
     let reports = trace.steps.iter().map(|s| session.step(s)).collect();
     session.result(reports)
+}
+
+/// A trace for PostgreSQL: without `set_synchronous`, `checkpoint` or `power_cut`, which are SQLite's layer.
+pub fn refuse_power(trace: &Trace) -> Result<(), String> {
+    let power = trace.steps.iter().position(|s| {
+        matches!(
+            s,
+            Step::SetSynchronous { .. } | Step::Checkpoint | Step::PowerCut { .. }
+        )
+    });
+    match power {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "step {} ({}): power loss is SQLite's layer (its synchronous setting and its WAL), not PostgreSQL's; \
+             replay this trace without --store postgres",
+            i + 1,
+            trace.steps[i].op()
+        )),
+    }
 }
 
 /// Parses, validates and replays trace text: the CLI's `replay`.

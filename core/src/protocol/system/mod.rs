@@ -3,7 +3,7 @@
 
 use super::consumer::{self, ConsumerConfig};
 use super::db::{
-    self, Db, ExitHook, Role, SqlLine, SqlLog, Stop, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA,
+    self, Conn, Db, ExitHook, Role, SqlLine, SqlLog, Stop, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA,
 };
 use super::producer::{self, Transition, WriteMode};
 use super::{AdvanceResult, ApplyResult, Boundary, Event, FlowStop, ReceiveResult};
@@ -20,6 +20,16 @@ words! {
     pub enum FaultTarget {
         OutboxInsert = "outbox_insert",
         EffectInsert = "effect_insert",
+    }
+}
+
+impl FaultTarget {
+    /// The table whose inserts the trigger rejects.
+    pub fn table(self) -> &'static str {
+        match self {
+            FaultTarget::OutboxInsert => "outbox",
+            FaultTarget::EffectInsert => "effect",
+        }
     }
 }
 
@@ -40,17 +50,69 @@ pub struct ProcessAll {
     pub applied: usize,
 }
 
+/// Where a system's two databases are, for a restart to open them again.
+enum Place {
+    Lite {
+        producer: String,
+        consumer: String,
+        store: Store,
+    },
+    #[cfg(feature = "postgres")]
+    Pg {
+        place: super::pg::Place,
+        lock_timeout: Option<std::time::Duration>,
+    },
+}
+
+impl Place {
+    fn open(&self, role: Role) -> Result<Db, Stop> {
+        match self {
+            Place::Lite {
+                producer,
+                consumer,
+                store,
+            } => {
+                let location = if role == Role::Producer {
+                    producer
+                } else {
+                    consumer
+                };
+                Db::open_in(location, *store, role)
+            }
+            #[cfg(feature = "postgres")]
+            Place::Pg {
+                place,
+                lock_timeout,
+            } => Ok(Db::on(
+                Conn::Pg(Box::new(place.open(role, *lock_timeout)?)),
+                role,
+            )),
+        }
+    }
+
+    /// What a dropped connection's open transaction became, for the SQL log.
+    fn restart_note(&self) -> &'static str {
+        match self {
+            Place::Lite { .. } => {
+                "-- restart: SQLite rolled back the open transaction; reopened from what was committed"
+            }
+            #[cfg(feature = "postgres")]
+            Place::Pg { .. } => {
+                "-- restart: the server rolled back the open transaction; reconnected to what was committed"
+            }
+        }
+    }
+}
+
 pub struct System {
-    producer_uri: String,
-    consumer_uri: String,
+    place: Place,
     // The "disks": they keep each in-memory database alive across process exits and are used only to read
     // committed state for snapshots. Declared after `process` so the process closes first on drop.
     process: Process,
-    producer_disk: Connection,
-    consumer_disk: Connection,
+    producer_disk: Conn,
+    consumer_disk: Conn,
     pub config: ConsumerConfig,
     log: Option<SqlLog>,
-    store: Store,
     exit_hook: Option<ExitHook>,
     /// See [`System::set_quick_restart`].
     quick_restart: bool,
@@ -61,6 +123,21 @@ pub struct System {
     changes: Option<[Arc<db::Changes>; 2]>,
     /// What each disk last synced (the page's power cut).
     disks: power::Disks,
+    /// PostgreSQL schemas this system made, dropped after every connection above has closed.
+    #[cfg(feature = "postgres")]
+    _owned: Option<Owned>,
+}
+
+/// Drops a system's PostgreSQL schemas when the system is dropped.
+#[cfg(feature = "postgres")]
+struct Owned(super::pg::Place);
+
+#[cfg(feature = "postgres")]
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // Nothing to report to: a schema left behind is named by its prefix and dropped with its server.
+        let _ = self.0.drop_schemas();
+    }
 }
 
 /// The two database files of a system on disk, inside one directory.
@@ -113,25 +190,73 @@ impl System {
         }
         producer_disk.execute_batch(PRODUCER_SCHEMA)?;
         consumer_disk.execute_batch(CONSUMER_SCHEMA)?;
+        let place = Place::Lite {
+            producer: producer_uri,
+            consumer: consumer_uri,
+            store: Store::Memory,
+        };
+        System::on(
+            place,
+            Conn::Lite(producer_disk),
+            Conn::Lite(consumer_disk),
+            config,
+        )
+    }
+
+    /// A system on `place`'s databases: a process and the two disks' connections.
+    fn on(
+        place: Place,
+        producer_disk: Conn,
+        consumer_disk: Conn,
+        config: ConsumerConfig,
+    ) -> Result<System, Stop> {
         let process = Process {
-            producer: Db::open(&producer_uri, Role::Producer)?,
-            consumer: Db::open(&consumer_uri, Role::Consumer)?,
+            producer: place.open(Role::Producer)?,
+            consumer: place.open(Role::Consumer)?,
         };
         Ok(System {
-            producer_uri,
-            consumer_uri,
+            place,
             process,
             producer_disk,
             consumer_disk,
             config,
             log: None,
-            store: Store::Memory,
             exit_hook: None,
             quick_restart: false,
             faults: false,
             changes: None,
             disks: power::Disks::default(),
+            #[cfg(feature = "postgres")]
+            _owned: None,
         })
+    }
+
+    /// Two fresh, empty schemas on the PostgreSQL server of `url`, dropped again with the system.
+    #[cfg(feature = "postgres")]
+    pub fn new_pg(url: &str, config: ConsumerConfig) -> Result<System, Stop> {
+        let place = super::pg::Place::fresh(url);
+        place.create()?;
+        let owned = Owned(place.clone());
+        let mut system = System::open_pg(&place, None, config)?;
+        system._owned = Some(owned);
+        Ok(system)
+    }
+
+    /// A process on the schemas of `place` (made by [`super::pg::Place::create`]), as one of several real
+    /// processes sharing them; a write waits at most `lock_timeout` for the write lock, then answers `busy`.
+    #[cfg(feature = "postgres")]
+    pub fn open_pg(
+        place: &super::pg::Place,
+        lock_timeout: Option<std::time::Duration>,
+        config: ConsumerConfig,
+    ) -> Result<System, Stop> {
+        let producer_disk = Conn::Pg(Box::new(place.open(Role::Producer, None)?));
+        let consumer_disk = Conn::Pg(Box::new(place.open(Role::Consumer, None)?));
+        let place = Place::Pg {
+            place: place.clone(),
+            lock_timeout,
+        };
+        System::on(place, producer_disk, consumer_disk, config)
     }
 
     /// Creates the two database files in `dir` (which must exist) with the article's schema, in WAL mode.
@@ -157,25 +282,14 @@ impl System {
                 return Err(Stop::Sql(format!("{path}: no such database file")));
             }
         }
-        let process = Process {
-            producer: Db::open_in(&producer_uri, store, Role::Producer)?,
-            consumer: Db::open_in(&consumer_uri, store, Role::Consumer)?,
-        };
-        Ok(System {
-            producer_disk: db::open_in(&producer_uri, store)?,
-            consumer_disk: db::open_in(&consumer_uri, store)?,
-            producer_uri,
-            consumer_uri,
-            process,
-            config,
-            log: None,
+        let producer_disk = Conn::Lite(db::open_in(&producer_uri, store)?);
+        let consumer_disk = Conn::Lite(db::open_in(&consumer_uri, store)?);
+        let place = Place::Lite {
+            producer: producer_uri,
+            consumer: consumer_uri,
             store,
-            exit_hook: None,
-            quick_restart: false,
-            faults: false,
-            changes: None,
-            disks: power::Disks::default(),
-        })
+        };
+        System::on(place, producer_disk, consumer_disk, config)
     }
 
     /// A restart that rolls the open transaction back on the process's own connections instead of dropping
@@ -206,8 +320,8 @@ impl System {
 
     /// The two "disks" (producer, consumer): the connections that read and write committed rows outside any
     /// process, for the checker's own loads.
-    pub(crate) fn disks(&self) -> (&Connection, &Connection) {
-        (&self.producer_disk, &self.consumer_disk)
+    pub(crate) fn disks(&self) -> Result<(&Connection, &Connection), Stop> {
+        Ok((self.producer_disk.lite()?, self.consumer_disk.lite()?))
     }
 
     /// From now on, reaching an armed boundary calls `hook` (a real worker's `_exit`) instead of returning
@@ -254,8 +368,8 @@ impl System {
                 .note("-- restart: the open transaction rolled back".into());
             return Ok(());
         }
-        let mut producer = Db::open_in(&self.producer_uri, self.store, Role::Producer)?;
-        let mut consumer = Db::open_in(&self.consumer_uri, self.store, Role::Consumer)?;
+        let mut producer = self.place.open(Role::Producer)?;
+        let mut consumer = self.place.open(Role::Consumer)?;
         producer.log = self.log.clone();
         consumer.log = self.log.clone();
         producer.exit_hook = self.exit_hook;
@@ -265,12 +379,11 @@ impl System {
             producer.track_changes(p)?;
             consumer.track_changes(c)?;
         }
-        // Assigning drops the old process: its connections close and SQLite rolls back their open transactions.
+        // Assigning drops the old process: its connections close and the store rolls back their open
+        // transactions.
         self.process = Process { producer, consumer };
-        self.process.producer.note(
-            "-- restart: SQLite rolled back the open transaction; reopened from what was committed"
-                .into(),
-        );
+        let note = self.place.restart_note();
+        self.process.producer.note(note.into());
         Ok(())
     }
 
@@ -381,27 +494,22 @@ impl System {
     /// Installs a real trigger that rejects the insert (experiment 10); it stays until cleared.
     pub fn inject_fault(&mut self, target: FaultTarget) -> Result<(), Stop> {
         self.faults = true;
-        let (db, sql) = match target {
-            FaultTarget::OutboxInsert => (
-                &mut self.process.producer,
-                "CREATE TRIGGER IF NOT EXISTS fault_outbox_insert BEFORE INSERT ON outbox \
-                 BEGIN SELECT RAISE(ABORT, 'injected fault: outbox insert rejected'); END",
-            ),
-            FaultTarget::EffectInsert => (
-                &mut self.process.consumer,
-                "CREATE TRIGGER IF NOT EXISTS fault_effect_insert BEFORE INSERT ON effect \
-                 BEGIN SELECT RAISE(ABORT, 'injected fault: effect insert rejected'); END",
-            ),
-        };
-        db.batch(sql)
+        let db = self.process_db(target);
+        let sql = db.conn().fault_trigger(target.table(), true);
+        db.batch(&sql)
     }
 
     pub fn clear_fault(&mut self, target: FaultTarget) -> Result<(), Stop> {
-        let db = match target {
+        let db = self.process_db(target);
+        let sql = db.conn().fault_trigger(target.table(), false);
+        db.batch(&sql)
+    }
+
+    fn process_db(&mut self, target: FaultTarget) -> &mut Db {
+        match target {
             FaultTarget::OutboxInsert => &mut self.process.producer,
             FaultTarget::EffectInsert => &mut self.process.consumer,
-        };
-        db.batch(&format!("DROP TRIGGER IF EXISTS fault_{}", target.name()))
+        }
     }
 }
 

@@ -2,8 +2,7 @@
 //! shows and the checker fingerprints, after every step), and the rows of a few flows (what a long import checks).
 
 use super::System;
-use crate::protocol::db::Stop;
-use rusqlite::Connection;
+use crate::protocol::db::{Conn, Row, Stop, P};
 use serde::Serialize;
 
 impl System {
@@ -51,15 +50,16 @@ impl System {
     /// The effect rows committed after row `id`, in written order, and the last row's id (what a step applied,
     /// for the page's diagram).
     pub fn effects_after(&self, id: i64) -> Result<(Vec<EffectRow>, i64), Stop> {
-        let mut stmt = self.consumer_disk.prepare_cached(
-            "SELECT event_id, flow_id, seq, kind, held, id FROM effect WHERE id > ? ORDER BY id",
-        )?;
-        let mut rows = stmt.query([id])?;
         let (mut out, mut last) = (Vec::new(), id);
-        while let Some(r) = rows.next()? {
-            last = r.get(5)?;
-            out.push(effect_row(r)?);
-        }
+        self.consumer_disk.query_each(
+            "SELECT event_id, flow_id, seq, kind, held, id FROM effect WHERE id > ? ORDER BY id",
+            &[P::I(id)],
+            |r| {
+                last = r.get(5)?;
+                out.push(effect_row(r)?);
+                Ok(true)
+            },
+        )?;
         Ok((out, last))
     }
 
@@ -114,16 +114,13 @@ impl System {
             },
         };
         fn read<T>(
-            conn: &Connection,
+            conn: &Conn,
             sql: &str,
             flow: &str,
-            map: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+            map: fn(&Row<'_>) -> Result<T, Stop>,
             into: &mut Vec<T>,
         ) -> Result<(), Stop> {
-            let mut stmt = conn.prepare_cached(sql)?;
-            for row in stmt.query_map([flow], map)? {
-                into.push(row?);
-            }
+            into.extend(conn.query_all(sql, &[P::T(flow)], map)?);
             Ok(())
         }
         for &f in flows {
@@ -166,18 +163,15 @@ impl System {
 
     /// The flow of the outbox row `event_id`, if there is one.
     pub fn flow_of_event(&self, event_id: &str) -> Result<Option<String>, Stop> {
-        let mut stmt = self
-            .producer_disk
-            .prepare_cached("SELECT flow_id FROM outbox WHERE event_id = ?1")?;
-        let mut rows = stmt.query([event_id])?;
-        Ok(match rows.next()? {
-            Some(r) => Some(r.get(0)?),
-            None => None,
-        })
+        self.producer_disk.query_opt(
+            "SELECT flow_id FROM outbox WHERE event_id = ?1",
+            &[P::T(event_id)],
+            |r| r.get(0),
+        )
     }
 }
 
-fn flow_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FlowRow> {
+fn flow_row(r: &Row<'_>) -> Result<FlowRow, Stop> {
     Ok(FlowRow {
         flow_id: r.get(0)?,
         seq: r.get(1)?,
@@ -186,7 +180,7 @@ fn flow_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FlowRow> {
     })
 }
 
-fn outbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutboxRow> {
+fn outbox_row(r: &Row<'_>) -> Result<OutboxRow, Stop> {
     Ok(OutboxRow {
         event_id: r.get(0)?,
         flow_id: r.get(1)?,
@@ -196,7 +190,7 @@ fn outbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutboxRow> {
     })
 }
 
-fn inbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InboxRow> {
+fn inbox_row(r: &Row<'_>) -> Result<InboxRow, Stop> {
     Ok(InboxRow {
         event_id: r.get(0)?,
         flow_id: r.get(1)?,
@@ -208,7 +202,7 @@ fn inbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InboxRow> {
     })
 }
 
-fn projection_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ProjectionRow> {
+fn projection_row(r: &Row<'_>) -> Result<ProjectionRow, Stop> {
     Ok(ProjectionRow {
         flow_id: r.get(0)?,
         last_seq: r.get(1)?,
@@ -217,7 +211,7 @@ fn projection_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ProjectionRow> {
     })
 }
 
-fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EffectRow> {
+fn effect_row(r: &Row<'_>) -> Result<EffectRow, Stop> {
     Ok(EffectRow {
         event_id: r.get(0)?,
         flow_id: r.get(1)?,
@@ -228,13 +222,11 @@ fn effect_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EffectRow> {
 }
 
 fn rows<T>(
-    conn: &Connection,
+    conn: &Conn,
     sql: &str,
-    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    map: impl FnMut(&Row<'_>) -> Result<T, Stop>,
 ) -> Result<Vec<T>, Stop> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let out = stmt.query_map([], map)?.collect::<Result<Vec<T>, _>>()?;
-    Ok(out)
+    conn.query_all(sql, &[], map)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

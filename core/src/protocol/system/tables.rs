@@ -15,14 +15,14 @@ impl System {
         // First: a process that died mid-transaction still holds its write lock, which the deletes would wait on.
         self.settle()?;
         for sql in ["DELETE FROM flow", "DELETE FROM outbox"] {
-            self.producer_disk.prepare_cached(sql)?.execute([])?;
+            self.producer_disk.execute(sql, &[])?;
         }
         for sql in [
             "DELETE FROM inbox",
             "DELETE FROM projection",
             "DELETE FROM effect",
         ] {
-            self.consumer_disk.prepare_cached(sql)?.execute([])?;
+            self.consumer_disk.execute(sql, &[])?;
         }
         // Only a session that injected a fault has a trigger to drop: dropping one changes the schema, which
         // every connection would then parse again.
@@ -31,7 +31,7 @@ impl System {
                 (&self.producer_disk, FaultTarget::OutboxInsert),
                 (&self.consumer_disk, FaultTarget::EffectInsert),
             ] {
-                disk.execute_batch(&format!("DROP TRIGGER IF EXISTS fault_{}", target.name()))?;
+                disk.batch(&disk.fault_trigger(target.table(), false))?;
             }
             self.faults = false;
         }
@@ -63,8 +63,8 @@ impl System {
         self.settle()?;
         let (fp, tp) = (&from.producer, &to.producer);
         let (fc, tc) = (&from.consumer, &to.consumer);
-        let p = &self.producer_disk;
-        let c = &self.consumer_disk;
+        let p = self.producer_disk.lite()?;
+        let c = self.consumer_disk.lite()?;
         sync(
             p,
             &fp.flow,

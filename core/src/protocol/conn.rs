@@ -1,0 +1,243 @@
+//! The store seam: one connection to one database, SQLite or PostgreSQL. The protocol's statements are written
+//! once, in the SQL both stores accept (`?` placeholders, `ON CONFLICT … DO UPDATE`, a derived table named with
+//! `AS`); what differs — how a write transaction begins, the schema's types, errors, the fault triggers — is
+//! answered here for SQLite and in [`super::pg`] for PostgreSQL. The page builds only the SQLite side.
+
+use super::db::Stop;
+use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
+use rusqlite::Connection;
+
+/// A statement parameter that can also be printed into the SQL log.
+#[derive(Clone, Copy, Debug)]
+pub enum P<'a> {
+    T(&'a str),
+    I(i64),
+}
+
+impl ToSql for P<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            P::T(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            P::I(i) => ToSqlOutput::Owned(SqlValue::Integer(*i)),
+        })
+    }
+}
+
+/// A transaction's control statement, which each store spells its own way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// A write transaction that holds its database's write lock from its first statement (§2).
+    Begin,
+    Commit,
+    Rollback,
+}
+
+/// One database's connection, on either store.
+pub enum Conn {
+    Lite(Connection),
+    /// Boxed: a PostgreSQL client is several times an SQLite handle, and the page's `Conn` is only the latter.
+    #[cfg(feature = "postgres")]
+    Pg(Box<super::pg::PgConn>),
+}
+
+/// One result row, read by column index.
+pub enum Row<'a> {
+    Lite(&'a rusqlite::Row<'a>),
+    #[cfg(feature = "postgres")]
+    Pg(&'a postgres::Row),
+}
+
+/// A value a row's column can be read as: the protocol reads whole numbers, text and nullable text.
+pub trait Cell: Sized {
+    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self>;
+    #[cfg(feature = "postgres")]
+    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error>;
+}
+
+impl Cell for i64 {
+    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self> {
+        row.get(i)
+    }
+    #[cfg(feature = "postgres")]
+    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error> {
+        // The schema's numbers are `bigint`; a literal in a select list (`SELECT 1`) is an `integer`.
+        row.try_get::<_, i64>(i)
+            .or_else(|_| row.try_get::<_, i32>(i).map(i64::from))
+    }
+}
+
+impl Cell for String {
+    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self> {
+        row.get(i)
+    }
+    #[cfg(feature = "postgres")]
+    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error> {
+        row.try_get(i)
+    }
+}
+
+impl Cell for Option<String> {
+    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self> {
+        row.get(i)
+    }
+    #[cfg(feature = "postgres")]
+    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error> {
+        row.try_get(i)
+    }
+}
+
+impl Row<'_> {
+    pub fn get<T: Cell>(&self, i: usize) -> Result<T, Stop> {
+        match self {
+            Row::Lite(r) => Ok(T::lite(r, i)?),
+            #[cfg(feature = "postgres")]
+            Row::Pg(r) => T::pg(r, i).map_err(super::pg::stop),
+        }
+    }
+}
+
+impl Conn {
+    /// Runs one statement that changes rows; the number of rows.
+    pub fn execute(&self, sql: &str, params: &[P<'_>]) -> Result<usize, Stop> {
+        match self {
+            Conn::Lite(c) => {
+                let mut stmt = c.prepare_cached(sql)?;
+                Ok(stmt.execute(rusqlite::params_from_iter(params.iter()))?)
+            }
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.execute(sql, params),
+        }
+    }
+
+    /// Runs a query and hands each row to `each` until it answers `false`.
+    pub fn query_each(
+        &self,
+        sql: &str,
+        params: &[P<'_>],
+        mut each: impl FnMut(&Row<'_>) -> Result<bool, Stop>,
+    ) -> Result<(), Stop> {
+        match self {
+            Conn::Lite(c) => {
+                let mut stmt = c.prepare_cached(sql)?;
+                let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+                while let Some(row) = rows.next()? {
+                    if !each(&Row::Lite(row))? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.query_each(sql, params, |row| each(&Row::Pg(row))),
+        }
+    }
+
+    /// Every row, mapped.
+    pub fn query_all<T>(
+        &self,
+        sql: &str,
+        params: &[P<'_>],
+        mut map: impl FnMut(&Row<'_>) -> Result<T, Stop>,
+    ) -> Result<Vec<T>, Stop> {
+        let mut out = Vec::new();
+        self.query_each(sql, params, |row| {
+            out.push(map(row)?);
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// The first row, mapped, if any.
+    pub fn query_opt<T>(
+        &self,
+        sql: &str,
+        params: &[P<'_>],
+        map: impl FnOnce(&Row<'_>) -> Result<T, Stop>,
+    ) -> Result<Option<T>, Stop> {
+        let mut map = Some(map);
+        let mut out = None;
+        self.query_each(sql, params, |row| {
+            if let Some(map) = map.take() {
+                out = Some(map(row)?);
+            }
+            Ok(false)
+        })?;
+        Ok(out)
+    }
+
+    /// DDL or a batch without parameters.
+    pub fn batch(&self, sql: &str) -> Result<(), Stop> {
+        match self {
+            Conn::Lite(c) => Ok(c.execute_batch(sql)?),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.batch(sql),
+        }
+    }
+
+    /// The statement this store runs for `control`, as the SQL log shows it.
+    pub fn control_sql(&self, control: Control) -> &str {
+        match (self, control) {
+            (Conn::Lite(_), Control::Begin) => "BEGIN IMMEDIATE",
+            #[cfg(feature = "postgres")]
+            (Conn::Pg(c), Control::Begin) => c.begin_sql(),
+            (_, Control::Commit) => "COMMIT",
+            (_, Control::Rollback) => "ROLLBACK",
+        }
+    }
+
+    /// Begins, commits or rolls back a transaction. SQLite's from the statement cache: every write runs two of
+    /// them, and parsing them afresh each time was a tenth of the explorer's time.
+    pub fn control(&self, control: Control) -> Result<(), Stop> {
+        match self {
+            Conn::Lite(c) => {
+                c.prepare_cached(self.control_sql(control))?.execute([])?;
+                Ok(())
+            }
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.control(control),
+        }
+    }
+
+    /// No transaction is open on this connection.
+    pub fn is_idle(&self) -> bool {
+        match self {
+            Conn::Lite(c) => c.is_autocommit(),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.is_idle(),
+        }
+    }
+
+    /// Experiment 10's trigger that rejects every insert into `table` (`on`), or the statement that removes it.
+    pub fn fault_trigger(&self, table: &str, on: bool) -> String {
+        let name = format!("fault_{table}_insert");
+        let message = format!("injected fault: {table} insert rejected");
+        match (self, on) {
+            (Conn::Lite(_), true) => format!(
+                "CREATE TRIGGER IF NOT EXISTS {name} BEFORE INSERT ON {table} \
+                 BEGIN SELECT RAISE(ABORT, '{message}'); END"
+            ),
+            (Conn::Lite(_), false) => format!("DROP TRIGGER IF EXISTS {name}"),
+            #[cfg(feature = "postgres")]
+            (Conn::Pg(_), true) => format!(
+                "CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS \
+                 $$BEGIN RAISE EXCEPTION '{message}'; END$$; \
+                 DROP TRIGGER IF EXISTS {name} ON {table}; \
+                 CREATE TRIGGER {name} BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION {name}()"
+            ),
+            #[cfg(feature = "postgres")]
+            (Conn::Pg(_), false) => format!("DROP TRIGGER IF EXISTS {name} ON {table}"),
+        }
+    }
+
+    /// The SQLite connection, for what only SQLite has (its hooks, its page counts, the checker's loads).
+    pub fn lite(&self) -> Result<&Connection, Stop> {
+        match self {
+            Conn::Lite(c) => Ok(c),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(_) => Err(Stop::Sql(
+                "this needs SQLite: the checker, the power layer and the page run on SQLite only"
+                    .into(),
+            )),
+        }
+    }
+}

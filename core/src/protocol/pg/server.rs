@@ -1,0 +1,240 @@
+//! A throw-away PostgreSQL server for one command (`--store postgres`, bare): `initdb` in a temporary directory,
+//! `pg_ctl start` listening only on a Unix socket in that directory, and on drop `pg_ctl stop` and the directory
+//! removed — whatever way the command ends, a panic included. `initdb` refuses to run as root: as root, the
+//! server runs as the `postgres` user (`runuser`), as Debian's `pg_virtualenv` does.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running throw-away server; stopped and removed when dropped.
+pub struct Server {
+    dir: PathBuf,
+    bin: PathBuf,
+    url: String,
+    /// How long `initdb` and `pg_ctl start` took.
+    pub started_in: Duration,
+}
+
+impl Server {
+    /// Makes and starts a server; its one role, `outbox`, logs in without a password over its socket.
+    pub fn start() -> Result<Server, String> {
+        let begun = Instant::now();
+        let bin = bin_dir()?;
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!("outbox-pg-{}-{stamp}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // From here on, dropping `server` stops whatever started and removes the directory.
+        let mut server = Server {
+            url: format!(
+                "postgresql://outbox@{}/postgres",
+                percent_encode(&dir.to_string_lossy())
+            ),
+            dir,
+            bin,
+            started_in: Duration::ZERO,
+        };
+        if is_root() {
+            run(Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(&server.dir))?;
+        }
+        let data = server.dir.join("data");
+        run(server.tool("initdb").arg("-D").arg(&data).args([
+            "-U",
+            "outbox",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ]))?;
+        // A process exit here is a dropped connection, never a power cut (that is SQLite's layer): the server
+        // need not wait for the disk.
+        let options = format!(
+            "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+            server.dir.display()
+        );
+        run(server
+            .tool("pg_ctl")
+            .arg("-D")
+            .arg(&data)
+            .arg("-l")
+            .arg(server.dir.join("log"))
+            .args(["-w", "-t", "30", "-o", &options, "start"]))?;
+        server.started_in = begun.elapsed();
+        Ok(server)
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Stops the server and removes its directory; how long that took.
+    pub fn stop(self) -> Duration {
+        let begun = Instant::now();
+        drop(self);
+        begun.elapsed()
+    }
+
+    /// One of the server's programs, run as the `postgres` user when this process is root.
+    fn tool(&self, name: &str) -> Command {
+        let program = self.bin.join(name);
+        let mut command = if is_root() {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(program);
+            c
+        } else {
+            Command::new(program)
+        };
+        command.stdin(Stdio::null());
+        command
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let data = self.dir.join("data");
+        if data.join("postmaster.pid").exists() {
+            let _ = self
+                .tool("pg_ctl")
+                .arg("-D")
+                .arg(&data)
+                .args(["-w", "-m", "immediate", "stop"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `--store`'s value names PostgreSQL: `postgres` (a throw-away server) or a URL (as the CLI's `--store` reads it).
+pub fn names_postgres(value: &str) -> bool {
+    value == "postgres" || value.starts_with("postgres://") || value.starts_with("postgresql://")
+}
+
+/// The PostgreSQL server a command runs on: the one a URL names, checked first (it connects, it is new enough,
+/// its database holds no other tables), or a throw-away one the command starts, removed when this is dropped.
+pub struct Target {
+    pub url: String,
+    pub server: Option<Server>,
+}
+
+impl Target {
+    /// From `--store`'s value, `postgres` or a URL ([`names_postgres`]). Says on stderr when it starts a server.
+    pub fn from_flag(value: &str) -> Result<Target, String> {
+        if value == "postgres" {
+            let server = Server::start()?;
+            eprintln!(
+                "a throw-away PostgreSQL server, started in {:.1} s; it is stopped and removed when the command ends",
+                server.started_in.as_secs_f64()
+            );
+            return Ok(Target {
+                url: server.url().to_owned(),
+                server: Some(server),
+            });
+        }
+        super::probe(value).map_err(|e| match e {
+            super::super::db::Stop::Sql(m) | super::super::db::Stop::Busy(m) => m,
+            other => format!("{value}: {other:?}"),
+        })?;
+        Ok(Target {
+            url: value.to_owned(),
+            server: None,
+        })
+    }
+}
+
+/// The server the environment names: `OUTBOX_PG_URL`, else libpq's `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`
+/// and `PGDATABASE` (what `pg_virtualenv` sets), as a URL; `None` when neither is set.
+pub fn url_from_env() -> Option<String> {
+    if let Ok(url) = std::env::var("OUTBOX_PG_URL") {
+        return Some(url);
+    }
+    let host = std::env::var("PGHOST").ok()?;
+    let var =
+        |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
+    let password = std::env::var("PGPASSWORD")
+        .map(|p| format!(":{}", percent_encode(&p)))
+        .unwrap_or_default();
+    Some(format!(
+        "postgresql://{}{password}@{}:{}/{}",
+        percent_encode(&var("PGUSER", "postgres")),
+        percent_encode(&host),
+        var("PGPORT", "5432"),
+        var("PGDATABASE", "postgres")
+    ))
+}
+
+/// Where `initdb` and `pg_ctl` are: `OUTBOX_PG_BIN`, else Debian's newest `/usr/lib/postgresql/N/bin`, else PATH.
+fn bin_dir() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("OUTBOX_PG_BIN") {
+        return Ok(PathBuf::from(dir));
+    }
+    let newest = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((version, bin))
+        })
+        .max();
+    if let Some((_, bin)) = newest {
+        return Ok(bin);
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("initdb").is_file()))
+        .unwrap_or(false);
+    if on_path {
+        return Ok(PathBuf::new());
+    }
+    Err("no PostgreSQL server here (initdb not found): run scripts/setup.sh, or `apt-get install postgresql`, \
+         or give --store postgres://USER@HOST/DATABASE"
+        .into())
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn run(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    let output = command.output().map_err(|e| format!("{shown}: {e}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    Err(format!("{shown} failed ({}): {last}", output.status))
+}
+
+/// A socket directory as a URL's host.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// Whether `dir` is a server directory this module made (for a test that checks nothing is left).
+pub fn is_ours(dir: &Path) -> bool {
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("outbox-pg-"))
+}

@@ -1,0 +1,64 @@
+//! `--store` for `--check` and `replay`: SQLite (the default), a throw-away PostgreSQL server (`postgres`), or
+//! the server a URL names (`postgres://…`). The PostgreSQL client is native only (the core's feature).
+
+use outbox_core::trace::Backend;
+
+#[cfg(not(target_arch = "wasm32"))]
+use outbox_core::protocol::pg::server::names_postgres;
+/// No PostgreSQL client in a wasm32 build.
+#[cfg(target_arch = "wasm32")]
+fn names_postgres(_: &str) -> bool {
+    false
+}
+
+/// `--store VALUE` taken out of `args`, wherever it stands: its value, and the other arguments in order.
+pub fn take<'a>(args: &[&'a str]) -> Result<(Option<&'a str>, Vec<&'a str>), String> {
+    let (mut store, mut rest) = (None, Vec::new());
+    let mut it = args.iter();
+    while let Some(&arg) = it.next() {
+        if arg != "--store" {
+            rest.push(arg);
+            continue;
+        }
+        let Some(&value) = it.next() else {
+            return Err("--store needs a value: sqlite, postgres or a postgres:// URL".into());
+        };
+        if store.replace(value).is_some() {
+            return Err("--store is given twice".into());
+        }
+        if value != "sqlite" && !names_postgres(value) {
+            return Err(format!(
+                "--store must be sqlite, postgres or a postgres:// URL, got `{value}`"
+            ));
+        }
+    }
+    Ok((store, rest))
+}
+
+/// The store a command runs on, and the throw-away server it started (stopped and removed when dropped).
+pub struct Running {
+    pub backend: Backend,
+    #[cfg(not(target_arch = "wasm32"))]
+    _server: Option<outbox_core::protocol::pg::server::Target>,
+}
+
+/// Starts what `--store` names: nothing for SQLite; a server, or a check that the URL's server will do.
+pub fn start(store: Option<&str>) -> Result<Running, String> {
+    match store {
+        None | Some("sqlite") => Ok(Running {
+            backend: Backend::Sqlite,
+            #[cfg(not(target_arch = "wasm32"))]
+            _server: None,
+        }),
+        #[cfg(not(target_arch = "wasm32"))]
+        Some(value) => {
+            let target = outbox_core::protocol::pg::server::Target::from_flag(value)?;
+            Ok(Running {
+                backend: Backend::Postgres(target.url.clone()),
+                _server: Some(target),
+            })
+        }
+        #[cfg(target_arch = "wasm32")]
+        Some(_) => Err("PostgreSQL needs the native command line".into()),
+    }
+}
