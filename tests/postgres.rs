@@ -1,0 +1,105 @@
+//! The CLI's `--store` on PostgreSQL as a reader runs it: the twelve experiments and every experiment's result
+//! document the same as on SQLite, a power step and bad values refused. Needs a server: `OUTBOX_PG_URL`, or the
+//! `PGHOST`… variables `pg_virtualenv` sets (the test command runs the native tests under it).
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::Command;
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
+        .args(args)
+        .output()
+        .expect("the CLI starts");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn url() -> String {
+    outbox_core::protocol::pg::server::url_from_env().unwrap_or_else(|| {
+        panic!(
+            "no PostgreSQL server: run the tests through scripts/test.sh, or under `pg_virtualenv cargo test …`, \
+             or set OUTBOX_PG_URL=postgres://USER@HOST/DATABASE"
+        )
+    })
+}
+
+fn experiment_files() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(".json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn check_on_postgres_reproduces_all_twelve() {
+    let (code, out, err) = cli(&["--check", "--store", &url()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("ok ")).count(),
+        12,
+        "{out}"
+    );
+    assert_eq!(out.lines().last(), Some("12 passed, 0 failed"));
+}
+
+#[test]
+fn replay_on_postgres_prints_sqlites_document_for_every_experiment() {
+    let url = url();
+    for file in experiment_files() {
+        let (code, on_sqlite, err) = cli(&["replay", &file]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let (code, on_postgres, err) = cli(&["replay", "--store", &url, &file]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert_eq!(on_sqlite, on_postgres, "{file}");
+    }
+}
+
+#[test]
+fn postgres_refuses_a_power_step_and_a_bad_store_in_one_line() {
+    let url = url();
+    let power = r#"{"format":"outbox-playground-trace/1","consumer":{"ordering":"strict"},"steps":[
+        {"op":"advance","flow":"A","event_id":"A1","expected_seq":0,"kind":"reserved","schema":1,"payload":{"amount":3}},
+        {"op":"set_synchronous","mode":"normal"}]}"#;
+    let path = std::env::temp_dir().join(format!("outbox-power-{}.json", std::process::id()));
+    std::fs::write(&path, power).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let (code, _, _) = cli(&["replay", &path]);
+    assert_eq!(code, 0, "SQLite runs it");
+    for (args, names) in [
+        (
+            vec!["replay", "--store", &url, &path],
+            "step 2 (set_synchronous): power loss is SQLite's layer",
+        ),
+        (
+            vec!["replay", "--store", "postgres", &path],
+            "step 2 (set_synchronous)",
+        ),
+        (
+            vec!["--check", "--store", "oracle://x"],
+            "--store must be sqlite, postgres or a postgres:// URL",
+        ),
+        (vec!["--check", "--store"], "--store needs a value"),
+        (
+            vec!["--check", "--store", "postgres://nobody@127.0.0.1:9/x"],
+            "cannot connect",
+        ),
+        (
+            vec!["replay", "--explain", "--store", &url, &path],
+            "--explain and --svg run on SQLite",
+        ),
+    ] {
+        let (code, out, err) = cli(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(names), "{args:?} should say {names}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(out.is_empty(), "{out}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
