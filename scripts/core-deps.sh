@@ -20,5 +20,11 @@ for target in "" "--target wasm32-unknown-unknown"; do
     fail=1
   fi
 done
-[ "$fail" = 0 ] && echo "outbox-core: no browser crate (native and wasm32)"
+# The page has no PostgreSQL client: the page's own tree for wasm32, every feature on, names none.
+page=$(cargo tree -p outbox-playground -e normal --target wasm32-unknown-unknown --all-features --prefix none)
+if grep -E '^(postgres|tokio-postgres|tokio) ' <<<"$page"; then
+  echo "the page (wasm32) depends on a PostgreSQL client (above)" >&2
+  fail=1
+fi
+[ "$fail" = 0 ] && echo "outbox-core: no browser crate (native and wasm32), no PostgreSQL client in wasm32"
 exit "$fail"

@@ -103,3 +103,53 @@ fn postgres_refuses_a_power_step_and_a_bad_store_in_one_line() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+/// A command killed outright (SIGKILL: no drop runs) leaves no server behind: its reaper stops it and removes
+/// its directory once the command's end closes their pipe.
+#[test]
+fn a_killed_command_leaves_no_throw_away_server() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_experiments"))
+        .args(["race", "--store", "postgres", "--rounds", "10000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the CLI starts");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(
+        line.contains("a throw-away PostgreSQL server, started"),
+        "{line}"
+    );
+    let prefix = format!("outbox-pg-{}-", child.id());
+    let dirs = || {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(&prefix))
+            .count()
+    };
+    assert_eq!(dirs(), 1, "the server's directory while it runs");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Waits for what it expects: the directory gone (the server stops first), within a generous bound.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while dirs() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(dirs(), 0, "the reaper removed the server's directory");
+    let running = Command::new("sh")
+        .args([
+            "-c",
+            &format!("ps -eo args | grep -c '[p]ostgres -D /tmp/{prefix}' || true"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&running.stdout).trim(),
+        "0",
+        "no server left running"
+    );
+}

@@ -297,8 +297,8 @@ fn differential_setups() -> Vec<ConsumerSetup> {
     setups
 }
 
-/// The same random histories (the property run's generator, without the power steps, which are SQLite's layer)
-/// on SQLite and on PostgreSQL: every result document equal. Needs a server: `OUTBOX_PG_URL`, or libpq's
+/// The same random histories (the property run's generator, without the power steps, which are SQLite's layer,
+/// with fault triggers) on SQLite and on PostgreSQL: every result document equal. Needs a server: `OUTBOX_PG_URL`, or libpq's
 /// `PGHOST`/`PGPORT`/`PGUSER`/`PGPASSWORD` (the test command runs it under `pg_virtualenv`).
 #[cfg(feature = "postgres")]
 #[test]
@@ -375,7 +375,22 @@ fn differential_part(
         })
         .collect();
     let mut runner = TestRunner::new(Config::default());
-    let without_power = history().prop_map(|steps| {
+    // The property run's steps without the power steps, and experiment 10's rejecting triggers put in and taken
+    // out, so that SQL errors and the triggers' messages are compared too.
+    use outbox_core::protocol::FaultTarget;
+    let fault = (
+        prop::sample::select(vec![FaultTarget::OutboxInsert, FaultTarget::EffectInsert]),
+        any::<bool>(),
+    )
+        .prop_map(|(target, on)| {
+            if on {
+                Step::InjectFault { target }
+            } else {
+                Step::ClearFault { target }
+            }
+        });
+    let step = prop_oneof![12 => step(), 1 => fault];
+    let without_power = prop::collection::vec(step, 1..40).prop_map(|steps| {
         steps
             .into_iter()
             .filter(|s| {

@@ -270,7 +270,7 @@ fn replay(path: &str, print: Print, store: Option<&str>) -> ExitCode {
     };
     match print {
         Print::Result => {}
-        _ if store.is_some() => {
+        _ if store.is_some_and(|s| s != "sqlite") => {
             eprintln!("experiments replay: --store prints the result document; --explain and --svg run on SQLite");
             return ExitCode::from(2);
         }

@@ -1,4 +1,5 @@
-//! One "process" connection to a named in-memory SQLite database: write transactions, crash points and a SQL log.
+//! One "process" connection to a database: write transactions, crash points and a SQL log. The connection is a
+//! [`Conn`], SQLite's or (natively) PostgreSQL's; what follows is SQLite's in-memory case, the page's.
 //!
 //! A database lives as long as its *disk* connection (held by [`crate::protocol::System`]); a process opens its
 //! own connection to the same `file:/name?vfs=memdb` database. Dropping a process connection mid-transaction is
@@ -45,8 +46,8 @@ pub enum Stop {
     UnsafeExit,
     /// An SQL error; the transaction has been rolled back and the message is reported, never hidden (§8).
     Sql(String),
-    /// Another process held the write lock past the busy timeout (`SQLITE_BUSY`). Only real files shared by
-    /// real processes can answer this. The transaction that waited wrote nothing (an earlier one of the same
+    /// Another process held the write lock past the busy timeout (`SQLITE_BUSY`; on PostgreSQL the lock's
+    /// `lock_timeout`, a deadlock or a serialization failure). Only databases shared by real processes answer this. The transaction that waited wrote nothing (an earlier one of the same
     /// step, such as a relay's receive, may have committed), and it is never a success.
     Busy(String),
 }
@@ -343,9 +344,10 @@ impl Db {
         self.conn.is_idle()
     }
 
-    /// `BEGIN IMMEDIATE … COMMIT` around `body` (§2: every write). An SQL error rolls the whole transaction
-    /// back and is returned as it is. A crash leaves the transaction open on purpose: the caller drops this
-    /// connection, and SQLite rolls it back as it would for a process that died.
+    /// `BEGIN IMMEDIATE … COMMIT` around `body` (§2: every write; on PostgreSQL `BEGIN` and the schema's
+    /// advisory lock). An SQL error rolls the whole transaction back and is returned as it is. A crash leaves the
+    /// transaction open on purpose: the caller drops this connection, and the store rolls it back as it would
+    /// for a process that died.
     pub fn write_tx<T>(
         &mut self,
         body: impl FnOnce(&mut Db) -> Result<T, Stop>,

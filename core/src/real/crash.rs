@@ -234,12 +234,18 @@ fn run_boundary(root: &Where, boundary: Boundary, consumer: Ordering) -> Result<
         })
         .collect();
     let after = Visible::of(&dir.read()?);
-    Ok(Row {
+    let row = Row {
         boundary,
         exit,
         exited_at_boundary,
         before,
         recovery,
         after,
-    })
+    };
+    // A server's schemas that matched §8 are dropped (a reader's database is not for keeping runs); files stay
+    // for the reader to open, and a failed boundary's schemas stay to look into.
+    if dir.is_server() && row.ok() {
+        dir.remove();
+    }
+    Ok(row)
 }

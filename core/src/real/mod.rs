@@ -207,6 +207,20 @@ impl Where {
         }
     }
 
+    /// As messages name it: [`Where::arg`] without a URL's password.
+    pub fn label(&self) -> String {
+        match self {
+            Where::Files(dir) => dir.display().to_string(),
+            #[cfg(feature = "postgres")]
+            Where::Pg(place) => crate::protocol::pg::shown(&place.arg()),
+        }
+    }
+
+    /// On PostgreSQL: schemas in a server's database, worth removing once they have served.
+    pub fn is_server(&self) -> bool {
+        !matches!(self, Where::Files(_))
+    }
+
     /// A place of its own beside this one: a subdirectory, or schemas with a longer prefix.
     pub fn child(&self, name: &str) -> Where {
         match self {
@@ -226,7 +240,7 @@ impl Where {
             #[cfg(feature = "postgres")]
             Where::Pg(place) => format!(
                 "two schemas on the PostgreSQL server of {} (a write waits for its schema's advisory lock)",
-                place.url()
+                crate::protocol::pg::shown(place.url())
             ),
         }
     }
@@ -238,7 +252,7 @@ impl Where {
             #[cfg(feature = "postgres")]
             Where::Pg(place) => place
                 .create()
-                .map_err(|e| Error::Run(format!("{}: {e:?}", place.arg()))),
+                .map_err(|e| Error::Run(format!("{}: {e:?}", self.label()))),
         }
     }
 
@@ -248,7 +262,7 @@ impl Where {
             Where::Files(dir) => read_files(dir),
             #[cfg(feature = "postgres")]
             Where::Pg(place) => {
-                let failed = |e| Error::Run(format!("{}: {e:?}", place.arg()));
+                let failed = |e| Error::Run(format!("{}: {e:?}", self.label()));
                 System::open_pg(place, None, ConsumerConfig::default())
                     .map_err(failed)?
                     .snapshot()

@@ -1,7 +1,7 @@
 //! `experiments race --dir DIR --processes 6 --rounds N`: the article's races (§8, experiment 11) with real
 //! processes. In each round, on fresh files, every process opens the files, says `ready` and blocks on one pipe
 //! they all share; the parent closes it, and all of them run their step at the same moment. SQLite's write
-//! lock (`BEGIN IMMEDIATE`) is all that orders them.
+//! lock (`BEGIN IMMEDIATE`), or on PostgreSQL the schema's advisory lock, is all that orders them.
 
 use super::steps::Scenario;
 use super::{worker_command, Error, Flags, Run, Where};
@@ -176,7 +176,7 @@ pub fn main(args: &[String]) -> Run {
             } else {
                 failures.push(format!(
                     "round {round} ({}): {}",
-                    round_dir.arg(),
+                    round_dir.label(),
                     problems.join("; ")
                 ));
             }

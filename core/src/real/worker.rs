@@ -1,5 +1,6 @@
 //! The child side: `experiments worker JOB …`, started by `crash-real`, `race`, `soak` and `power`, not by hand.
-//! Each job opens the two files in its directory as a [`Session`] and prints one JSON line per step it runs.
+//! Each job opens the two files in its directory (or, for `crash` and `race` on PostgreSQL, the two schemas its
+//! argument names) as a [`Session`] and prints one JSON line per step it runs.
 
 use super::steps::{self, Scenario};
 use super::{power_store, Rng, EXIT_CODE};

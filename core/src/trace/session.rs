@@ -347,7 +347,7 @@ fn finish(op: Op, r: Result<StepReport, Stop>) -> StepReport {
             rep.message = Some(message);
             rep
         }
-        // Only real files shared by real processes answer this (never a trace on the page's databases).
+        // Only databases shared by real processes answer this (never a trace on the page's databases).
         Err(Stop::Busy(message)) => {
             let mut rep = StepReport::new(op, Outcome::Busy);
             rep.message = Some(message);

@@ -54,9 +54,13 @@ impl Place {
     /// A new place on the server of `url`, its prefix unique to this process and call.
     pub fn fresh(url: &str) -> Place {
         let n = NEXT_PLACE.fetch_add(1, Ordering::Relaxed);
+        // The clock's nanoseconds too: two machines' processes of the same id may share a server.
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos() % 1_000_000);
         Place {
             url: url.to_owned(),
-            prefix: format!("{SCHEMA_PREFIX}{}_{n}", std::process::id()),
+            prefix: format!("{SCHEMA_PREFIX}{}_{stamp}_{n}", std::process::id()),
         }
     }
 
@@ -66,7 +70,7 @@ impl Place {
             .rsplit_once('#')
             .ok_or_else(|| format!("`{text}`: no #schema prefix after the URL"))?;
         if !prefix.starts_with(SCHEMA_PREFIX)
-            || prefix.len() > 50
+            || prefix.len() > 52
             || !prefix
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
@@ -120,10 +124,11 @@ impl Place {
         let mut config: postgres::Config = self
             .url
             .parse()
-            .map_err(|e| Stop::Sql(format!("{}: {e}", self.url)))?;
-        let mut options = String::new();
+            .map_err(|e| Stop::Sql(format!("{}: {e}", shown(&self.url))))?;
+        // A reader's own `options=` in the URL is kept, ours after it.
+        let mut options = config.get_options().unwrap_or_default().to_owned();
         if let Some(role) = role {
-            options.push_str(&format!("-c search_path={}", self.schema(role)));
+            options.push_str(&format!(" -c search_path={}", self.schema(role)));
         }
         if let Some(t) = lock_timeout {
             options.push_str(&format!(" -c lock_timeout={}", t.as_millis()));
@@ -132,9 +137,13 @@ impl Place {
             .options(options.trim())
             .application_name("outbox-playground")
             .connect_timeout(Duration::from_secs(5));
-        config
-            .connect(NoTls)
-            .map_err(|e| Stop::Sql(format!("{}: cannot connect: {}", self.url, cause(&e))))
+        config.connect(NoTls).map_err(|e| {
+            Stop::Sql(format!(
+                "{}: cannot connect: {}",
+                shown(&self.url),
+                cause(&e)
+            ))
+        })
     }
 
     /// Makes the two schemas, empty, with the article's tables (any earlier ones of the same prefix dropped).
@@ -142,7 +151,7 @@ impl Place {
     /// tables of its own.
     pub fn create(&self) -> Result<(), Stop> {
         let mut client = self.connect(None, None)?;
-        check_server(&mut client, &self.url)?;
+        check_server(&mut client, &shown(&self.url))?;
         let (p, c) = (self.schema(Role::Producer), self.schema(Role::Consumer));
         client
             .batch_execute(&format!(
@@ -176,7 +185,11 @@ impl Place {
             client: RefCell::new(client),
             statements: RefCell::new(HashMap::new()),
             open: Cell::new(false),
-            begin: format!("BEGIN; SELECT pg_advisory_xact_lock({key})"),
+            // READ COMMITTED whatever the server's default: each statement then reads what the lock's previous
+            // holder committed, as SQLite's single writer does.
+            begin: format!(
+                "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({key})"
+            ),
         })
     }
 }
@@ -184,7 +197,7 @@ impl Place {
 /// Connects to `url` and checks the server as [`Place::create`] would, writing nothing.
 pub fn probe(url: &str) -> Result<(), Stop> {
     let mut client = Place::fresh(url).connect(None, None)?;
-    check_server(&mut client, url)
+    check_server(&mut client, &shown(url))
 }
 
 /// The server is new enough, and the database holds no table that is not this program's.
@@ -275,7 +288,8 @@ fn unique_violation(db: &postgres::error::DbError) -> String {
     }
 }
 
-/// The whole chain of an error's causes in one line (the postgres crate's own text names only the first).
+/// The whole chain of an error's causes in one line (the postgres crate's own text names only the first, and a
+/// server's answer may add a DETAIL or HINT line).
 fn cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -284,7 +298,22 @@ fn cause(e: &(dyn std::error::Error + 'static)) -> String {
         text.push_str(&s.to_string());
         source = s.source();
     }
-    text
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A URL as messages show it: a password replaced by `***`.
+pub fn shown(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((user, host)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{name}:***@{host}{tail}")
+        }
+        _ => url.to_owned(),
+    }
 }
 
 /// One connection; statements prepared once each, by their text.
@@ -358,11 +387,14 @@ impl PgConn {
             Control::Rollback => "ROLLBACK",
         };
         let result = self.client.borrow_mut().batch_execute(sql).map_err(stop);
-        // A failed COMMIT ends the transaction on PostgreSQL (it rolls back); a failed BEGIN may have opened one.
-        self.open.set(match control {
-            Control::Begin => true,
-            Control::Commit | Control::Rollback => false,
-        });
+        if control == Control::Begin && result.is_err() {
+            // The lock's wait failed (a timeout, a deadlock) inside the transaction BEGIN opened: it is aborted,
+            // and ends here, as SQLite's busy `BEGIN IMMEDIATE` leaves no transaction behind. That error is the
+            // one reported; a failed ROLLBACK leaves nothing more to undo.
+            let _ = self.client.borrow_mut().batch_execute("ROLLBACK");
+        }
+        // A failed COMMIT ends the transaction on PostgreSQL too (it rolls back).
+        self.open.set(control == Control::Begin && result.is_ok());
         result
     }
 
@@ -427,6 +459,59 @@ impl ToSql for P<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_password_is_never_shown() {
+        assert_eq!(
+            shown("postgresql://me:s3cret@db:5432/lab#outbox_1_2_3"),
+            "postgresql://me:***@db:5432/lab#outbox_1_2_3"
+        );
+        assert_eq!(shown("postgres://me@db/lab"), "postgres://me@db/lab");
+    }
+
+    /// The two stores' schemas name the same tables and columns in the same order (PostgreSQL's inbox adds its
+    /// explicit `rowid`): the SQL is written for both, so a column added to one must be added to the other.
+    #[test]
+    fn both_stores_have_the_same_tables_and_columns() {
+        fn columns(schema: &str) -> Vec<(String, Vec<String>)> {
+            schema
+                .split("CREATE TABLE ")
+                .skip(1)
+                .map(|t| {
+                    let t = t.replace("IF NOT EXISTS ", "");
+                    let (name, body) = t.split_once('(').unwrap();
+                    let (mut depth, mut part, mut parts) = (0, String::new(), Vec::new());
+                    for c in body.chars() {
+                        match c {
+                            '(' => depth += 1,
+                            ')' if depth == 0 => break,
+                            ')' => depth -= 1,
+                            ',' if depth == 0 => {
+                                parts.push(std::mem::take(&mut part));
+                                continue;
+                            }
+                            _ => {}
+                        }
+                        part.push(c);
+                    }
+                    parts.push(part);
+                    let cols = parts
+                        .iter()
+                        .filter_map(|p| p.split_whitespace().next().map(str::to_owned))
+                        .filter(|c| c != "UNIQUE" && c != "rowid")
+                        .collect();
+                    (name.trim().to_owned(), cols)
+                })
+                .collect()
+        }
+        use crate::protocol::db;
+        let lite = [db::PRODUCER_SCHEMA, db::CONSUMER_SCHEMA]
+            .map(columns)
+            .concat();
+        let pg = [PRODUCER_SCHEMA, CONSUMER_SCHEMA].map(columns).concat();
+        assert_eq!(lite.len(), 5, "{lite:?}");
+        assert_eq!(lite, pg);
+    }
 
     #[test]
     fn placeholders_are_numbered_outside_quotes() {

@@ -1,9 +1,10 @@
 //! A throw-away PostgreSQL server for one command (`--store postgres`, bare): `initdb` in a temporary directory,
 //! `pg_ctl start` listening only on a Unix socket in that directory, and on drop `pg_ctl stop` and the directory
-//! removed — whatever way the command ends, a panic included. `initdb` refuses to run as root: as root, the
-//! server runs as the `postgres` user (`runuser`), as Debian's `pg_virtualenv` does.
+//! removed — whatever way the command ends: a panic runs the drop, and a process killed outright (Ctrl-C,
+//! SIGKILL) closes a pipe that a reaper in a session of its own is waiting on, which then does the same. `initdb`
+//! refuses to run as root: as root, the server runs as the `postgres` user (`runuser`), as `pg_virtualenv` does.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,8 @@ pub struct Server {
     url: String,
     /// How long `initdb` and `pg_ctl start` took.
     pub started_in: Duration,
+    /// The reaper's standard input: closed when this process ends, however it ends (see the module's comment).
+    _reaper: Option<std::process::ChildStdin>,
 }
 
 impl Server {
@@ -35,7 +38,9 @@ impl Server {
             dir,
             bin,
             started_in: Duration::ZERO,
+            _reaper: None,
         };
+        server._reaper = server.reaper();
         if is_root() {
             run(Command::new("chown")
                 .arg("postgres:postgres")
@@ -54,8 +59,11 @@ impl Server {
         ]))?;
         // A process exit here is a dropped connection, never a power cut (that is SQLite's layer): the server
         // need not wait for the disk.
+        // Port 5432 in a socket directory of its own, whatever `PGPORT` says (the URL names no port); room for
+        // `race --processes 64`, each worker's four connections.
         let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+            "-k {} -p 5432 -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off \
+             -c full_page_writes=off",
             server.dir.display()
         );
         run(server
@@ -71,6 +79,29 @@ impl Server {
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// A shell in a session of its own (`setsid`: a terminal's Ctrl-C does not reach it) that waits for its
+    /// standard input to close, then stops the server and removes the directory. `None` where it cannot start:
+    /// the drop still cleans up, only a process killed outright leaves the server behind.
+    fn reaper(&self) -> Option<std::process::ChildStdin> {
+        const SCRIPT: &str = r#"cat >/dev/null
+if [ -f "$1/data/postmaster.pid" ]; then
+  if [ "$3" = root ]; then runuser -u postgres -- "$2" -D "$1/data" -w -m immediate stop
+  else "$2" -D "$1/data" -w -m immediate stop; fi
+fi >/dev/null 2>&1
+rm -rf "$1""#;
+        let mut child = Command::new("setsid")
+            .args(["sh", "-c", SCRIPT, "outbox-pg-reaper"])
+            .arg(&self.dir)
+            .arg(self.bin.join("pg_ctl"))
+            .arg(if is_root() { "root" } else { "user" })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        child.stdin.take()
     }
 
     /// Stops the server and removes its directory; how long that took.
@@ -91,6 +122,17 @@ impl Server {
             Command::new(program)
         };
         command.stdin(Stdio::null());
+        // A caller's libpq variables (`pg_virtualenv` sets them) are not this server's.
+        for name in [
+            "PGPORT",
+            "PGHOST",
+            "PGDATA",
+            "PGUSER",
+            "PGDATABASE",
+            "PGPASSWORD",
+        ] {
+            command.env_remove(name);
+        }
         command
     }
 }
@@ -140,7 +182,7 @@ impl Target {
         }
         super::probe(value).map_err(|e| match e {
             super::super::db::Stop::Sql(m) | super::super::db::Stop::Busy(m) => m,
-            other => format!("{value}: {other:?}"),
+            other => format!("{}: {other:?}", super::shown(value)),
         })?;
         Ok(Target {
             url: value.to_owned(),
@@ -230,11 +272,4 @@ fn percent_encode(text: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Whether `dir` is a server directory this module made (for a test that checks nothing is left).
-pub fn is_ours(dir: &Path) -> bool {
-    dir.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("outbox-pg-"))
 }

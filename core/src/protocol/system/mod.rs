@@ -106,8 +106,8 @@ impl Place {
 
 pub struct System {
     place: Place,
-    // The "disks": they keep each in-memory database alive across process exits and are used only to read
-    // committed state for snapshots. Declared after `process` so the process closes first on drop.
+    // The "disks": they keep each in-memory database alive across process exits (on files and on PostgreSQL,
+    // only connections) and are used only to read committed state for snapshots. Declared after `process` so the process closes first on drop.
     process: Process,
     producer_disk: Conn,
     consumer_disk: Conn,
