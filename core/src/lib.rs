@@ -16,6 +16,9 @@ pub mod diagram;
 pub mod experiments;
 pub mod explain;
 pub mod explorer;
+/// Native only: the isolation tester's specs on real connections (`experiments interleave`).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod interleave;
 pub mod json;
 pub mod lang;
 pub mod levels;

@@ -7,6 +7,9 @@
 
 #[path = "experiments/check.rs"]
 mod check;
+#[path = "experiments/interleave.rs"]
+#[cfg(not(target_arch = "wasm32"))]
+mod interleave;
 #[path = "experiments/levels.rs"]
 mod levels;
 #[path = "experiments/store.rs"]
@@ -29,7 +32,8 @@ const USAGE: &str = "usage: experiments --check [--store sqlite|postgres|postgre
      [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--power-cuts N] [--synchronous full|normal] [--rule FILE [--effect inside|outside]] [--threads N] \
      [--symmetry] [--json] [--save FILE] | rule NAME | levels --check [DIR] | crash-real --dir DIR|--store postgres[://…] [--consumer NAME] | race --dir DIR|--store postgres[://…] [--processes 6] [--rounds 10] | soak --dir DIR \
      [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
-     [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no]";
+     [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no] | interleave FILE.spec --store postgres[://…] \
+     [--isolation read-committed|repeatable-read|serializable] [--step-timeout SECONDS]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -67,6 +71,8 @@ fn main() -> ExitCode {
         }
         ["check", ..] => check::main(&args[1..]),
         ["levels", ..] => levels::main(&args[1..]),
+        #[cfg(not(target_arch = "wasm32"))]
+        ["interleave", ..] => interleave::main(&args[1..]),
         ["rule", name] => builtin_rule(name),
         [command @ ("crash-real" | "race" | "soak" | "power" | "worker"), ..] => {
             real(command, &args[1..])

@@ -1,0 +1,375 @@
+//! `experiments interleave`: statements of concurrent sessions interleaved on real connections, in the style of
+//! PostgreSQL's isolation tester (`src/test/isolation/`). This module reads its spec format (the subset below) and
+//! lists the permutations; `print.rs` writes result sets as the tester does (libpq's `PQprint`), and `pg.rs` runs a
+//! spec on a PostgreSQL server, its output what PostgreSQL 15's own `isolationtester` prints for the same spec.
+//!
+//! The subset: `setup { SQL }` (any number), `teardown { SQL }`, then sessions (`session NAME`, an optional
+//! `setup { SQL }`, one or more `step NAME { SQL }`, an optional `teardown { SQL }`), then `permutation STEP …`
+//! lines (every interleaving of the sessions' steps when there are none). Names are identifiers or `"quoted"`;
+//! `#` starts a comment. Anything else — a step marker such as `s1(s2)`, an unknown word — is refused with the line
+//! it is on.
+
+#[cfg(feature = "postgres")]
+pub mod pg;
+pub mod print;
+
+/// A parsed spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub setup: Vec<String>,
+    pub teardown: Option<String>,
+    pub sessions: Vec<Session>,
+    /// Each a list of step names; empty: every interleaving ([`Spec::permutations`]).
+    pub permutations: Vec<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub name: String,
+    pub setup: Option<String>,
+    pub steps: Vec<Step>,
+    pub teardown: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub name: String,
+    pub sql: String,
+}
+
+/// Where a spec is refused: its line (1-based) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// A spec's tokens: a word or quoted name, or an SQL block's text (trimmed, as the tester prints it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    Sql(String),
+}
+
+fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SpecError> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    let mut line = 1;
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            c if c.is_whitespace() => {}
+            '#' => {
+                while chars.next_if(|&(_, c)| c != '\n').is_some() {}
+            }
+            '{' => {
+                let start = line;
+                let mut sql = String::new();
+                let mut depth = 0;
+                loop {
+                    let Some((_, c)) = chars.next() else {
+                        return Err(SpecError {
+                            line: start,
+                            message: "the `{` here is never closed".into(),
+                        });
+                    };
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        '\n' => line += 1,
+                        _ => {}
+                    }
+                    sql.push(c);
+                }
+                out.push((Token::Sql(sql.trim().to_owned()), start));
+            }
+            '}' => {
+                return Err(SpecError {
+                    line,
+                    message: "a `}` with no `{` before it".into(),
+                })
+            }
+            '"' => {
+                let mut name = String::new();
+                loop {
+                    match chars.next() {
+                        Some((_, '"')) => break,
+                        Some((_, '\n')) | None => {
+                            return Err(SpecError {
+                                line,
+                                message: "a quoted name that does not end on its line".into(),
+                            })
+                        }
+                        Some((_, c)) => name.push(c),
+                    }
+                }
+                out.push((Token::Word(name), line));
+            }
+            c if c.is_ascii_alphanumeric() || c == '_' => {
+                let mut word = String::from(c);
+                while let Some((_, c)) =
+                    chars.next_if(|&(_, c)| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    word.push(c);
+                }
+                out.push((Token::Word(word), line));
+            }
+            '(' | ')' | '*' | ',' => {
+                return Err(SpecError {
+                    line,
+                    message: format!(
+                        "`{c}`: step markers such as `s1(s2)` or `s1(*)` are not supported; name the steps alone"
+                    ),
+                })
+            }
+            other => {
+                return Err(SpecError {
+                    line,
+                    message: format!("`{other}` is not part of a spec"),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a spec; refuses it whole, naming the line, when it is not one.
+pub fn parse(text: &str) -> Result<Spec, SpecError> {
+    let tokens = tokens(text)?;
+    let mut it = tokens.into_iter().peekable();
+    let mut spec = Spec {
+        setup: Vec::new(),
+        teardown: None,
+        sessions: Vec::new(),
+        permutations: Vec::new(),
+    };
+    let last_line = text.lines().count().max(1);
+    // The SQL block after a keyword.
+    let block = |it: &mut std::iter::Peekable<std::vec::IntoIter<(Token, usize)>>,
+                 what: &str,
+                 line: usize|
+     -> Result<String, SpecError> {
+        match it.next() {
+            Some((Token::Sql(sql), _)) => Ok(sql),
+            Some((_, line)) => Err(SpecError {
+                line,
+                message: format!("{what} needs an SQL block in braces, `{{ … }}`"),
+            }),
+            None => Err(SpecError {
+                line,
+                message: format!("{what} needs an SQL block in braces, `{{ … }}`"),
+            }),
+        }
+    };
+    let name = |it: &mut std::iter::Peekable<std::vec::IntoIter<(Token, usize)>>,
+                what: &str,
+                line: usize|
+     -> Result<String, SpecError> {
+        match it.next() {
+            Some((Token::Word(name), _)) => Ok(name),
+            Some((_, line)) => Err(SpecError {
+                line,
+                message: format!("{what} needs a name"),
+            }),
+            None => Err(SpecError {
+                line,
+                message: format!("{what} needs a name"),
+            }),
+        }
+    };
+    while let Some((token, line)) = it.next() {
+        let Token::Word(word) = token else {
+            return Err(SpecError {
+                line,
+                message: "an SQL block that no setup, teardown or step owns".into(),
+            });
+        };
+        match word.as_str() {
+            "setup" if spec.sessions.is_empty() => spec.setup.push(block(&mut it, "setup", line)?),
+            "teardown" if spec.sessions.is_empty() => {
+                if spec.teardown.is_some() {
+                    return Err(SpecError {
+                        line,
+                        message: "a second teardown block".into(),
+                    });
+                }
+                spec.teardown = Some(block(&mut it, "teardown", line)?);
+            }
+            "session" if spec.permutations.is_empty() => {
+                let session = name(&mut it, "session", line)?;
+                if spec.sessions.iter().any(|s| s.name == session) {
+                    return Err(SpecError {
+                        line,
+                        message: format!("a second session named `{session}`"),
+                    });
+                }
+                spec.sessions.push(Session {
+                    name: session,
+                    setup: None,
+                    steps: Vec::new(),
+                    teardown: None,
+                });
+            }
+            "setup" | "teardown" | "step" if !spec.sessions.is_empty() && spec.permutations.is_empty() => {
+                let session = spec.sessions.last_mut().expect("a session");
+                match word.as_str() {
+                    "setup" if session.steps.is_empty() && session.setup.is_none() => {
+                        session.setup = Some(block(&mut it, "setup", line)?)
+                    }
+                    "step" if session.teardown.is_none() => {
+                        let step = name(&mut it, "step", line)?;
+                        let sql = block(&mut it, "step", line)?;
+                        session.steps.push(Step { name: step, sql });
+                    }
+                    "teardown" if session.teardown.is_none() && !session.steps.is_empty() => {
+                        session.teardown = Some(block(&mut it, "teardown", line)?)
+                    }
+                    _ => {
+                        return Err(SpecError {
+                            line,
+                            message: format!(
+                                "`{word}` out of place in session `{}`: a session is `setup`, its steps, then `teardown`",
+                                session.name
+                            ),
+                        })
+                    }
+                }
+            }
+            "permutation" if !spec.sessions.is_empty() => {
+                let mut steps = Vec::new();
+                // Its steps run to the next `permutation` (a permutation may go on over several lines).
+                while let Some((Token::Word(w), _)) = it.peek() {
+                    if w == "permutation" {
+                        break;
+                    }
+                    steps.push(w.clone());
+                    it.next();
+                }
+                if steps.is_empty() {
+                    return Err(SpecError {
+                        line,
+                        message: "a permutation that names no step".into(),
+                    });
+                }
+                spec.permutations.push(steps);
+            }
+            other => {
+                return Err(SpecError {
+                    line,
+                    message: format!(
+                        "unknown or misplaced `{other}`; a spec is setup, teardown, sessions with their steps, then permutations"
+                    ),
+                })
+            }
+        }
+    }
+    if spec.sessions.is_empty() {
+        return Err(SpecError {
+            line: last_line,
+            message: "no session".into(),
+        });
+    }
+    for session in &spec.sessions {
+        if session.steps.is_empty() {
+            return Err(SpecError {
+                line: last_line,
+                message: format!("session `{}` has no step", session.name),
+            });
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for step in spec.sessions.iter().flat_map(|s| &s.steps) {
+        if !names.insert(step.name.as_str()) {
+            return Err(SpecError {
+                line: second_step_line(text, &step.name),
+                message: format!("a second step named `{}`", step.name),
+            });
+        }
+    }
+    for permutation in &spec.permutations {
+        if let Some(missing) = permutation.iter().find(|s| !names.contains(s.as_str())) {
+            return Err(SpecError {
+                line: line_of_permutation(text, missing),
+                message: format!("the permutation names step `{missing}`, which no session has"),
+            });
+        }
+    }
+    Ok(spec)
+}
+
+/// The second line that names `word` as a step: where a duplicate is (found after the tokens).
+fn second_step_line(text: &str, word: &str) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.trim_start().starts_with("step")
+                && l.split_whitespace().nth(1).map(|w| w.trim_matches('"')) == Some(word)
+        })
+        .nth(1)
+        .map_or(1, |(i, _)| i + 1)
+}
+
+fn line_of_permutation(text: &str, word: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.trim_start().starts_with("permutation")
+                && l.split_whitespace().any(|w| w.trim_matches('"') == word)
+        })
+        .map_or(1, |i| i + 1)
+}
+
+impl Spec {
+    /// The step named `name`: its session's index and the step.
+    pub fn step(&self, name: &str) -> Option<(usize, &Step)> {
+        self.sessions
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| s.steps.iter().find(|st| st.name == name).map(|st| (i, st)))
+    }
+
+    /// The permutations to run: the spec's own, or every interleaving of the sessions' steps (each session's in
+    /// its order), in the order the isolation tester lists them.
+    pub fn permutations(&self) -> Vec<Vec<String>> {
+        if !self.permutations.is_empty() {
+            return self.permutations.clone();
+        }
+        let mut out = Vec::new();
+        let mut piles = vec![0; self.sessions.len()];
+        let mut current = Vec::new();
+        self.interleave(&mut piles, &mut current, &mut out);
+        out
+    }
+
+    fn interleave(
+        &self,
+        piles: &mut [usize],
+        current: &mut Vec<String>,
+        out: &mut Vec<Vec<String>>,
+    ) {
+        let mut found = false;
+        for i in 0..self.sessions.len() {
+            if piles[i] < self.sessions[i].steps.len() {
+                current.push(self.sessions[i].steps[piles[i]].name.clone());
+                piles[i] += 1;
+                self.interleave(piles, current, out);
+                piles[i] -= 1;
+                current.pop();
+                found = true;
+            }
+        }
+        if !found {
+            out.push(current.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

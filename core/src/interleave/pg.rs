@@ -1,0 +1,451 @@
+//! A spec run on a PostgreSQL server as its isolation tester runs it: a connection for setup, teardown and the
+//! watch, one per session; each step sent to its session's connection, and, while it has not answered, the watch
+//! asks the server whether it waits on another session (`pg_isolation_test_session_is_blocked`, what the tester
+//! asks). A step that waits is printed `<waiting ...>` and the next one runs; its answer is printed
+//! `<... completed>` when it comes. The output is the tester's, line for line (`tests/interleave.rs` diffs it
+//! against PostgreSQL 15's own `isolationtester`).
+//!
+//! The spec's tables live in a schema of their own, dropped after the run, so that a reader's database is not
+//! written outside it.
+
+use super::print::{result_set, ResultSet};
+use super::{Spec, Step};
+use crate::protocol::pg::{shown, Place};
+use postgres::{Client, SimpleQueryMessage};
+use std::io::Write;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// The isolation level every session's transactions run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl Isolation {
+    pub const ALL: [Isolation; 3] = [
+        Isolation::ReadCommitted,
+        Isolation::RepeatableRead,
+        Isolation::Serializable,
+    ];
+
+    /// The flag's word: `read-committed`, `repeatable-read`, `serializable`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read-committed",
+            Isolation::RepeatableRead => "repeatable-read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Isolation> {
+        Isolation::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    fn sql(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "READ COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
+}
+
+/// What a step's statements answered: their result sets, then the error that stopped them, if any
+/// (`ERROR:  message`, as the tester prints it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub sets: Vec<ResultSet>,
+    pub error: Option<String>,
+}
+
+impl Answer {
+    fn printed(&self) -> String {
+        let mut out: String = self.sets.iter().map(result_set).collect();
+        if let Some(e) = &self.error {
+            out.push_str(e);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Why a run stopped before its end: the message names the step or the block (exit 2 in the CLI).
+#[derive(Debug)]
+pub struct Stopped(pub String);
+
+/// One session's connection, answering on its own thread so that a step can wait on a lock while others run.
+struct Conn {
+    name: String,
+    pid: i32,
+    send: Sender<String>,
+    answers: Receiver<Answer>,
+    cancel: postgres::CancelToken,
+}
+
+impl Conn {
+    fn open(
+        place: &Place,
+        schema: &str,
+        name: &str,
+        isolation: Isolation,
+    ) -> Result<Conn, Stopped> {
+        let mut client = connect(place, schema)?;
+        let setup = format!(
+            "SET client_min_messages = warning; \
+             SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {}",
+            isolation.sql()
+        );
+        client
+            .batch_execute(&setup)
+            .map_err(|e| Stopped(format!("session {name}: {}", db_message(&e))))?;
+        let pid: i32 = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| Stopped(format!("session {name}: {}", db_message(&e))))?;
+        let cancel = client.cancel_token();
+        let (send, work) = channel::<String>();
+        let (answer, answers) = channel();
+        std::thread::spawn(move || {
+            for sql in work {
+                if answer.send(run(&mut client, &sql)).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Conn {
+            name: name.to_owned(),
+            pid,
+            send,
+            answers,
+            cancel,
+        })
+    }
+}
+
+fn connect(place: &Place, schema: &str) -> Result<Client, Stopped> {
+    let mut client = place
+        .connect(None, None)
+        .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
+    client
+        .batch_execute(&format!("SET search_path = {schema}"))
+        .map_err(|e| Stopped(db_message(&e)))?;
+    Ok(client)
+}
+
+/// The statements of one block, each result set kept (the simple protocol: several statements in one block).
+fn run(client: &mut Client, sql: &str) -> Answer {
+    match client.simple_query(sql) {
+        Ok(messages) => {
+            let mut sets = Vec::new();
+            let mut current: Option<ResultSet> = None;
+            for message in messages {
+                match message {
+                    SimpleQueryMessage::RowDescription(columns) => {
+                        current = Some(ResultSet {
+                            columns: columns.iter().map(|c| c.name().to_owned()).collect(),
+                            rows: Vec::new(),
+                        });
+                    }
+                    SimpleQueryMessage::Row(row) => {
+                        if let Some(set) = current.as_mut() {
+                            set.rows.push(
+                                (0..row.len())
+                                    .map(|i| row.get(i).map(str::to_owned))
+                                    .collect(),
+                            );
+                        }
+                    }
+                    SimpleQueryMessage::CommandComplete(_) => sets.extend(current.take()),
+                    _ => {}
+                }
+            }
+            Answer { sets, error: None }
+        }
+        Err(e) => Answer {
+            sets: Vec::new(),
+            error: Some(db_message(&e)),
+        },
+    }
+}
+
+/// An error as the tester prints it: the severity, two spaces, the primary message.
+fn db_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}:  {}", db.severity(), db.message()),
+        None => format!("ERROR:  {e}"),
+    }
+}
+
+/// Runs `spec` on the server of `place`'s URL, writing the tester's output to `out`. `timeout` bounds how long
+/// any one step may take to answer once the permutation needs it to.
+pub fn run_spec(
+    spec: &Spec,
+    url: &str,
+    isolation: Isolation,
+    timeout: Duration,
+    out: &mut dyn Write,
+) -> Result<(), Stopped> {
+    let place = Place::fresh(url);
+    let schema = format!("{}_spec", place.prefix());
+    let mut watch = place
+        .connect(None, None)
+        .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
+    watch
+        .batch_execute(&format!(
+            "SET client_min_messages = warning; DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
+             SET search_path = {schema}"
+        ))
+        .map_err(|e| Stopped(format!("{}: {}", shown(url), db_message(&e))))?;
+    let result = run_sessions(spec, &place, &schema, &mut watch, isolation, timeout, out);
+    // The spec's schema goes whatever happened; a session still waiting is cancelled first (in run_sessions).
+    let _ = watch.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+    result
+}
+
+fn run_sessions(
+    spec: &Spec,
+    place: &Place,
+    schema: &str,
+    watch: &mut Client,
+    isolation: Isolation,
+    timeout: Duration,
+    out: &mut dyn Write,
+) -> Result<(), Stopped> {
+    let conns = spec
+        .sessions
+        .iter()
+        .map(|s| Conn::open(place, schema, &s.name, isolation))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pids: Vec<i32> = conns.iter().map(|c| c.pid).collect();
+    let say = |out: &mut dyn Write, text: &str| {
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    };
+    say(
+        out,
+        &format!("Parsed test spec with {} sessions\n", spec.sessions.len()),
+    );
+    let mut runner = Runner {
+        spec,
+        conns: &conns,
+        pids: &pids,
+        watch,
+        timeout,
+    };
+    let result = spec
+        .permutations()
+        .iter()
+        .try_for_each(|permutation| runner.permutation(permutation, out));
+    if result.is_err() {
+        // A step that never answered: cancelled, so that the schema can be dropped.
+        for conn in &conns {
+            let _ = conn.cancel.cancel_query(postgres::NoTls);
+        }
+    }
+    result
+}
+
+struct Runner<'a> {
+    spec: &'a Spec,
+    conns: &'a [Conn],
+    pids: &'a [i32],
+    watch: &'a mut Client,
+    timeout: Duration,
+}
+
+/// How a step sent to its session stands.
+enum Now {
+    Answered(Answer),
+    Waiting,
+}
+
+impl Runner<'_> {
+    fn block(&mut self, sql: &str, what: &str, out: &mut dyn Write) -> Result<(), Stopped> {
+        let answer = run(self.watch, sql);
+        if let Some(e) = answer.error {
+            return Err(Stopped(format!("{what} failed: {e}")));
+        }
+        let _ = out.write_all(answer.printed().as_bytes());
+        Ok(())
+    }
+
+    fn permutation(&mut self, steps: &[String], out: &mut dyn Write) -> Result<(), Stopped> {
+        let _ = writeln!(out, "\nstarting permutation: {}", steps.join(" "));
+        for sql in &self.spec.setup {
+            self.block(sql, "setup", out)?;
+        }
+        for (i, session) in self.spec.sessions.iter().enumerate() {
+            if let Some(sql) = &session.setup {
+                let answer = self.ask(i, sql)?;
+                if let Some(e) = answer.error {
+                    return Err(Stopped(format!(
+                        "setup of session {} failed: {e}",
+                        session.name
+                    )));
+                }
+                let _ = out.write_all(answer.printed().as_bytes());
+            }
+        }
+        // The steps waiting for a lock, in the order they began to wait.
+        let mut waiting: Vec<(usize, &Step)> = Vec::new();
+        for name in steps {
+            let (session, step) = self.spec.step(name).expect("a parsed spec's step");
+            // The session is still waiting on an earlier step: that step must answer first.
+            if let Some(at) = waiting.iter().position(|(s, _)| *s == session) {
+                let (_, earlier) = waiting.remove(at);
+                let answer = self.wait(session, earlier)?;
+                let _ = write!(
+                    out,
+                    "step {}: <... completed>\n{}",
+                    earlier.name,
+                    answer.printed()
+                );
+                // Its answer may have released others (a deadlock's victim lets the other go on).
+                waiting = self.released(waiting, out)?;
+            }
+            self.conns[session]
+                .send
+                .send(step.sql.clone())
+                .map_err(|_| {
+                    Stopped(format!(
+                        "session {}: its connection is gone",
+                        self.conns[session].name
+                    ))
+                })?;
+            match self.settle(session, step)? {
+                Now::Answered(answer) => {
+                    let _ = write!(
+                        out,
+                        "step {}: {}\n{}",
+                        step.name,
+                        step.sql,
+                        answer.printed()
+                    );
+                }
+                Now::Waiting => {
+                    let _ = writeln!(out, "step {}: {} <waiting ...>", step.name, step.sql);
+                    waiting.push((session, step));
+                }
+            }
+            // What this step released: each waiting step that has answered, in order.
+            waiting = self.released(waiting, out)?;
+            let _ = out.flush();
+        }
+        for (s, w) in std::mem::take(&mut waiting) {
+            let answer = self.wait(s, w)?;
+            let _ = write!(
+                out,
+                "step {}: <... completed>\n{}",
+                w.name,
+                answer.printed()
+            );
+        }
+        for (i, session) in self.spec.sessions.iter().enumerate() {
+            if let Some(sql) = &session.teardown {
+                let answer = self.ask(i, sql)?;
+                let _ = out.write_all(answer.printed().as_bytes());
+            }
+        }
+        if let Some(sql) = &self.spec.teardown {
+            self.block(sql, "teardown", out)?;
+        }
+        let _ = out.flush();
+        Ok(())
+    }
+
+    /// The waiting steps that have answered, printed in the order they began to wait; those still waiting.
+    fn released<'s>(
+        &mut self,
+        waiting: Vec<(usize, &'s Step)>,
+        out: &mut dyn Write,
+    ) -> Result<Vec<(usize, &'s Step)>, Stopped> {
+        let mut still = Vec::new();
+        for (s, w) in waiting {
+            match self.settle(s, w)? {
+                Now::Answered(answer) => {
+                    let _ = write!(
+                        out,
+                        "step {}: <... completed>\n{}",
+                        w.name,
+                        answer.printed()
+                    );
+                }
+                Now::Waiting => still.push((s, w)),
+            }
+        }
+        Ok(still)
+    }
+
+    /// Sends `sql` to session `i` and waits for its answer (setup and teardown of a session).
+    fn ask(&mut self, i: usize, sql: &str) -> Result<Answer, Stopped> {
+        self.conns[i].send.send(sql.to_owned()).map_err(|_| {
+            Stopped(format!(
+                "session {}: its connection is gone",
+                self.conns[i].name
+            ))
+        })?;
+        let what = format!("session {}'s setup or teardown", self.conns[i].name);
+        self.answer_within(i, &what)
+    }
+
+    fn answer_within(&mut self, i: usize, what: &str) -> Result<Answer, Stopped> {
+        match self.conns[i].answers.recv_timeout(self.timeout) {
+            Ok(answer) => Ok(answer),
+            Err(RecvTimeoutError::Timeout) => Err(Stopped(format!(
+                "{what} timed out after {} seconds",
+                self.timeout.as_secs()
+            ))),
+            Err(RecvTimeoutError::Disconnected) => Err(Stopped(format!(
+                "session {}: its connection is gone",
+                self.conns[i].name
+            ))),
+        }
+    }
+
+    /// A waiting step's answer, however long the permutation's next step needs it.
+    fn wait(&mut self, session: usize, step: &Step) -> Result<Answer, Stopped> {
+        self.answer_within(session, &format!("step {}", step.name))
+    }
+
+    /// Waits until session `i`'s step answers, or the server says it waits on another session's lock. Checked
+    /// every 10 ms, as the tester does.
+    fn settle(&mut self, i: usize, step: &Step) -> Result<Now, Stopped> {
+        let begun = Instant::now();
+        loop {
+            match self.conns[i]
+                .answers
+                .recv_timeout(Duration::from_millis(10))
+            {
+                Ok(answer) => return Ok(Now::Answered(answer)),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Stopped(format!(
+                        "session {}: its connection is gone",
+                        self.conns[i].name
+                    )))
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            let blocked: bool = self
+                .watch
+                .query_one(
+                    "SELECT pg_catalog.pg_isolation_test_session_is_blocked($1, $2)",
+                    &[&self.pids[i], &self.pids],
+                )
+                .and_then(|r| r.try_get(0))
+                .map_err(|e| Stopped(format!("the lock watch failed: {}", db_message(&e))))?;
+            if blocked {
+                return Ok(Now::Waiting);
+            }
+            if begun.elapsed() > self.timeout {
+                return Err(Stopped(format!(
+                    "step {} timed out after {} seconds",
+                    step.name,
+                    self.timeout.as_secs()
+                )));
+            }
+        }
+    }
+}
