@@ -69,7 +69,7 @@ fn run(args: &[String]) -> Result<(), String> {
     if outbox_core::real::parse_only() {
         return Ok(());
     }
-    let target = outbox_core::protocol::pg::server::Target::from_flag(store)?;
+    let target = outbox_core::protocol::pg::server::Target::from_flag_for_specs(store)?;
     let mut out = std::io::stdout().lock();
     interleave::pg::run_spec(
         &spec,

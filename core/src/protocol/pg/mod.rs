@@ -205,14 +205,16 @@ pub fn probe(url: &str) -> Result<(), Stop> {
     check_server(&mut client, &shown(url))
 }
 
+/// Connects to `url` and checks only the server's version: for a run that writes in a schema of its own and
+/// drops it after (`interleave`), which other tables in the database do not concern.
+pub fn probe_version(url: &str) -> Result<(), Stop> {
+    let mut client = Place::fresh(url).connect(None, None)?;
+    server_version(&mut client, &shown(url))
+}
+
 /// The server is new enough, and the database holds no table that is not this program's.
 fn check_server(client: &mut Client, url: &str) -> Result<(), Stop> {
-    let version: String = client
-        .query_one("SHOW server_version_num", &[])
-        .and_then(|r| r.try_get(0))
-        .map_err(stop)?;
-    let number: u32 = version.trim().parse().unwrap_or(0);
-    check_version(number).map_err(|m| Stop::Sql(format!("{url}: {m}")))?;
+    server_version(client, url)?;
     let theirs: Vec<String> = client
         .query(
             "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
@@ -232,6 +234,15 @@ fn check_server(client: &mut Client, url: &str) -> Result<(), Stop> {
         )));
     }
     Ok(())
+}
+
+fn server_version(client: &mut Client, url: &str) -> Result<(), Stop> {
+    let version: String = client
+        .query_one("SHOW server_version_num", &[])
+        .and_then(|r| r.try_get(0))
+        .map_err(stop)?;
+    let number: u32 = version.trim().parse().unwrap_or(0);
+    check_version(number).map_err(|m| Stop::Sql(format!("{url}: {m}")))
 }
 
 /// `server_version_num` against [`MIN_SERVER_VERSION`].

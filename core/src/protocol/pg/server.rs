@@ -169,6 +169,19 @@ pub struct Target {
 impl Target {
     /// From `--store`'s value, `postgres` or a URL ([`names_postgres`]). Says on stderr when it starts a server.
     pub fn from_flag(value: &str) -> Result<Target, String> {
+        Target::start(value, super::probe)
+    }
+
+    /// As [`Target::from_flag`], for a run that keeps to a schema of its own (`interleave`): a URL's database may
+    /// hold other tables.
+    pub fn from_flag_for_specs(value: &str) -> Result<Target, String> {
+        Target::start(value, super::probe_version)
+    }
+
+    fn start(
+        value: &str,
+        probe: fn(&str) -> Result<(), super::super::db::Stop>,
+    ) -> Result<Target, String> {
         if value == "postgres" {
             let server = Server::start()?;
             eprintln!(
@@ -180,7 +193,7 @@ impl Target {
                 server: Some(server),
             });
         }
-        super::probe(value).map_err(|e| match e {
+        probe(value).map_err(|e| match e {
             super::super::db::Stop::Sql(m) | super::super::db::Stop::Busy(m) => m,
             other => format!("{}: {other:?}", super::shown(value)),
         })?;
