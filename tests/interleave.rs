@@ -4,6 +4,7 @@
 //! variables) and the tester (`isolationtester`, in Debian's `postgresql-client-NN`).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
 use std::process::{Command, Stdio};
 
 fn url() -> String {
@@ -29,17 +30,9 @@ fn isolationtester() -> std::path::PathBuf {
     })
 }
 
+/// `experiments interleave ARGS…`.
 fn ours(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
-        .arg("interleave")
-        .args(args)
-        .output()
-        .expect("the CLI starts");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::cli(&[&["interleave"], args].concat())
 }
 
 fn specs() -> Vec<String> {

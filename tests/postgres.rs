@@ -3,19 +3,9 @@
 //! `PGHOST`… variables `pg_virtualenv` sets (the test command runs the native tests under it).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::cli;
 use std::process::Command;
-
-fn cli(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_experiments"))
-        .args(args)
-        .output()
-        .expect("the CLI starts");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn url() -> String {
     outbox_core::protocol::pg::server::url_from_env().unwrap_or_else(|| {
