@@ -7,14 +7,7 @@
 mod common;
 use std::process::{Command, Stdio};
 
-fn url() -> String {
-    outbox_core::protocol::pg::server::url_from_env().unwrap_or_else(|| {
-        panic!(
-            "no PostgreSQL server: run the tests through scripts/test.sh, or under `pg_virtualenv cargo test …`, \
-             or set OUTBOX_PG_URL=postgres://USER@HOST/DATABASE"
-        )
-    })
-}
+use common::pg_url as url;
 
 /// PostgreSQL's own tester: Debian ships it for extensions' isolation tests (PGXS).
 fn isolationtester() -> std::path::PathBuf {

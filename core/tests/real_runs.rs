@@ -60,6 +60,8 @@ mod unix {
         }
         // cargo test's filter, as a harness reads it: run the tests whose name contains any word given.
         let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        // The PostgreSQL tests join with the core's `postgres` feature.
+        #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
         let mut tests: Vec<(&str, fn())> = vec![
             (
                 "crash_real_exits_at_every_boundary_and_matches_section_8",

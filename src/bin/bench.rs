@@ -49,8 +49,15 @@ mod native {
     /// Microseconds per transaction: `advance` through the core (check history, check seq, write the flow row
     /// and the outbox row, commit) on fresh flows.
     fn core_us_per_txn() -> f64 {
-        let mut session = Session::new(ConsumerSetup::default()).expect("session");
-        let steps: Vec<Step> = (0..TXNS)
+        advance_us_per_txn(
+            Session::new(ConsumerSetup::default()).expect("session"),
+            TXNS,
+        )
+    }
+
+    /// `txns` advances of fresh flows in `session`: microseconds each.
+    fn advance_us_per_txn(mut session: Session, txns: usize) -> f64 {
+        let steps: Vec<Step> = (0..txns)
             .map(|i| Step::advance(&format!("F{i}"), &format!("F{i}.1"), 0, "reserved", 1))
             .collect();
         let t0 = Instant::now();
@@ -58,9 +65,9 @@ mod native {
         for s in &steps {
             committed += usize::from(session.step(s).result == Outcome::COMMITTED);
         }
-        let us = t0.elapsed().as_secs_f64() * 1e6 / TXNS as f64;
+        let us = t0.elapsed().as_secs_f64() * 1e6 / txns as f64;
         // Checked in the release build the benchmark runs in: a figure for failed writes would be meaningless.
-        assert_eq!(committed, TXNS, "every advance commits");
+        assert_eq!(committed, txns, "every advance commits");
         us
     }
 
@@ -167,18 +174,10 @@ mod native {
     /// The same `advance` as [`core_us_per_txn`] on PostgreSQL schemas of the server of `url`, fewer of them (a
     /// round trip each statement): microseconds per transaction.
     fn pg_core_us_per_txn(url: &str, txns: usize) -> f64 {
-        let mut session = Session::new_pg(ConsumerSetup::default(), url).expect("session");
-        let steps: Vec<Step> = (0..txns)
-            .map(|i| Step::advance(&format!("F{i}"), &format!("F{i}.1"), 0, "reserved", 1))
-            .collect();
-        let t0 = Instant::now();
-        let mut committed = 0;
-        for s in &steps {
-            committed += usize::from(session.step(s).result == Outcome::COMMITTED);
-        }
-        let us = t0.elapsed().as_secs_f64() * 1e6 / txns as f64;
-        assert_eq!(committed, txns, "every advance commits");
-        us
+        advance_us_per_txn(
+            Session::new_pg(ConsumerSetup::default(), url).expect("session"),
+            txns,
+        )
     }
 
     /// PostgreSQL's bare transaction over one connection: BEGIN, the two prepared INSERTs, COMMIT.

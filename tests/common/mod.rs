@@ -14,3 +14,15 @@ pub fn cli(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The PostgreSQL server of `OUTBOX_PG_URL`, or of `pg_virtualenv`'s variables; the PostgreSQL tests fail without
+/// one, saying what to run.
+#[allow(dead_code)] // only the PostgreSQL tests call it
+pub fn pg_url() -> String {
+    outbox_core::protocol::pg::server::url_from_env().unwrap_or_else(|| {
+        panic!(
+            "no PostgreSQL server: run the tests through scripts/test.sh, or under `pg_virtualenv cargo test …`, \
+             or set OUTBOX_PG_URL=postgres://USER@HOST/DATABASE"
+        )
+    })
+}

@@ -216,9 +216,18 @@ impl Where {
         }
     }
 
+    /// The directory of the files, on SQLite.
+    pub fn directory(&self) -> Option<&Path> {
+        match self {
+            Where::Files(dir) => Some(dir),
+            #[cfg(feature = "postgres")]
+            Where::Pg(_) => None,
+        }
+    }
+
     /// On PostgreSQL: schemas in a server's database, worth removing once they have served.
     pub fn is_server(&self) -> bool {
-        !matches!(self, Where::Files(_))
+        self.directory().is_none()
     }
 
     /// A place of its own beside this one: a subdirectory, or schemas with a longer prefix.

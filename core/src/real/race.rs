@@ -182,7 +182,7 @@ pub fn main(args: &[String]) -> Run {
             }
         }
         // Gone when every round passed (`remove_dir` leaves a directory that still holds a failed round).
-        if let Where::Files(dir) = dir {
+        if let Some(dir) = dir.directory() {
             let _ = std::fs::remove_dir(dir.join(scenario.name()));
         }
         let mark = if failures.is_empty() { "ok" } else { "FAILED" };

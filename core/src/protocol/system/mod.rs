@@ -7,6 +7,9 @@ use super::db::{
 };
 use super::producer::{self, Transition, WriteMode};
 use super::{AdvanceResult, ApplyResult, Boundary, Event, FlowStop, ReceiveResult};
+#[cfg(feature = "postgres")]
+use place::Owned;
+use place::Place;
 use rusqlite::Connection;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -50,60 +53,6 @@ pub struct ProcessAll {
     pub applied: usize,
 }
 
-/// Where a system's two databases are, for a restart to open them again.
-enum Place {
-    Lite {
-        producer: String,
-        consumer: String,
-        store: Store,
-    },
-    #[cfg(feature = "postgres")]
-    Pg {
-        place: super::pg::Place,
-        lock_timeout: Option<std::time::Duration>,
-    },
-}
-
-impl Place {
-    fn open(&self, role: Role) -> Result<Db, Stop> {
-        match self {
-            Place::Lite {
-                producer,
-                consumer,
-                store,
-            } => {
-                let location = if role == Role::Producer {
-                    producer
-                } else {
-                    consumer
-                };
-                Db::open_in(location, *store, role)
-            }
-            #[cfg(feature = "postgres")]
-            Place::Pg {
-                place,
-                lock_timeout,
-            } => Ok(Db::on(
-                Conn::Pg(Box::new(place.open(role, *lock_timeout)?)),
-                role,
-            )),
-        }
-    }
-
-    /// What a dropped connection's open transaction became, for the SQL log.
-    fn restart_note(&self) -> &'static str {
-        match self {
-            Place::Lite { .. } => {
-                "-- restart: SQLite rolled back the open transaction; reopened from what was committed"
-            }
-            #[cfg(feature = "postgres")]
-            Place::Pg { .. } => {
-                "-- restart: the server rolled back the open transaction; reconnected to what was committed"
-            }
-        }
-    }
-}
-
 pub struct System {
     place: Place,
     // The "disks": they keep each in-memory database alive across process exits (on files and on PostgreSQL,
@@ -126,18 +75,6 @@ pub struct System {
     /// PostgreSQL schemas this system made, dropped after every connection above has closed.
     #[cfg(feature = "postgres")]
     _owned: Option<Owned>,
-}
-
-/// Drops a system's PostgreSQL schemas when the system is dropped.
-#[cfg(feature = "postgres")]
-struct Owned(super::pg::Place);
-
-#[cfg(feature = "postgres")]
-impl Drop for Owned {
-    fn drop(&mut self) {
-        // Nothing to report to: a schema left behind is named by its prefix and dropped with its server.
-        let _ = self.0.drop_schemas();
-    }
 }
 
 /// The two database files of a system on disk, inside one directory.
@@ -519,6 +456,7 @@ fn path_text(path: &Path) -> Result<String, Stop> {
         .ok_or_else(|| Stop::Sql(format!("{}: the path is not UTF-8", path.display())))
 }
 
+mod place;
 mod power;
 mod reads;
 mod tables;
