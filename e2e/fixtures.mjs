@@ -52,13 +52,14 @@ export const test = base.extend({
    * `await open(url, contextOptions)`: a new browser context (so a trace per context on failure) with one page,
    * navigated to `url` and waited on until the playground has rendered. Every page error and console error
    * lands in `page.errors`, and the test fails unless each page's list is empty when it ends (a test that
-   * provokes errors on purpose empties the list itself). `init` runs in the page before its own scripts.
+   * provokes errors on purpose empties the list itself). `init` runs in the page before its own scripts, given
+   * `initArg`.
    */
   open: async ({ browser }, use) => {
     const pages = [];
-    await use(async (url, { init, ...options } = {}) => {
+    await use(async (url, { init, initArg, ...options } = {}) => {
       const context = await browser.newContext({ acceptDownloads: true, ...options });
-      if (init) await context.addInitScript(init);
+      if (init) await context.addInitScript(init, initArg);
       const page = await context.newPage();
       page.errors = [];
       page.on('pageerror', (e) => page.errors.push(String(e)));

@@ -261,6 +261,8 @@ pub fn Playground(props: &Props) -> Html {
     let draws = |panel: Panel| show(panel) && *drawn >= Part::drawing(panel);
     // The page's own header replaces the prerendered one in the render that draws it, so in the same task: not
     // in an effect, which Yew may run a task later, after a frame that showed no header and moved the page up.
+    // For the same reason the header is this component's own node, outside the context provider: a child's
+    // nodes are drawn by a later runnable, and Yew's scheduler may yield to the browser between the two.
     let header = *drawn >= Part::Header;
     let prerendered = use_mut_ref(|| true);
     if header && *prerendered.borrow() {
@@ -285,11 +287,12 @@ pub fn Playground(props: &Props) -> Html {
         Callback::from(move |_| tab.set(diagram))
     };
     html! {
+        <>
+        // The prerendered header stands above until the page draws its own (`Part::Header`).
+        if header {
+            { crate::first_screen::header(lang, embed, Some(switch_lang.reform(|_: MouseEvent| ()))) }
+        }
         <ContextProvider<Ctx> context={model.clone()}>
-            // The prerendered header stands above until the page draws its own (`Part::Header`).
-            if header {
-                { crate::first_screen::header(lang, embed, Some(switch_lang.reform(|_: MouseEvent| ()))) }
-            }
             if controls {
                 if show(Panel::Controls) {
                     <Controls />
@@ -349,6 +352,7 @@ pub fn Playground(props: &Props) -> Html {
                 <p class="shortcuts">{ t(lang, "shortcuts") }</p>
             }
         </ContextProvider<Ctx>>
+        </>
     }
 }
 
