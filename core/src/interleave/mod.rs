@@ -9,9 +9,13 @@
 //! `#` starts a comment. Anything else — a step marker such as `s1(s2)`, an unknown word — is refused with the line
 //! it is on.
 
+pub mod check;
+pub mod lite;
 #[cfg(feature = "postgres")]
 pub mod pg;
 pub mod print;
+pub mod run;
+pub mod table;
 
 /// A parsed spec.
 #[derive(Clone, Debug, PartialEq, Eq)]

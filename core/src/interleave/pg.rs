@@ -8,8 +8,9 @@
 //! The spec's tables live in a schema of their own, dropped after the run, so that a reader's database is not
 //! written outside it.
 
-use super::print::{result_set, ResultSet};
-use super::{Spec, Step};
+use super::print::ResultSet;
+use super::run::{Answer, Permutation, Transcript};
+use super::{check, Spec, Step};
 use crate::protocol::pg::{shown, Place};
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
@@ -50,25 +51,6 @@ impl Isolation {
             Isolation::RepeatableRead => "REPEATABLE READ",
             Isolation::Serializable => "SERIALIZABLE",
         }
-    }
-}
-
-/// What a step's statements answered: their result sets, then the error that stopped them, if any
-/// (`ERROR:  message`, as the tester prints it).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Answer {
-    pub sets: Vec<ResultSet>,
-    pub error: Option<String>,
-}
-
-impl Answer {
-    fn printed(&self) -> String {
-        let mut out: String = self.sets.iter().map(result_set).collect();
-        if let Some(e) = &self.error {
-            out.push_str(e);
-            out.push('\n');
-        }
-        out
     }
 }
 
@@ -179,15 +161,15 @@ fn db_message(e: &postgres::Error) -> String {
     }
 }
 
-/// Runs `spec` on the server of `place`'s URL, writing the tester's output to `out`. `timeout` bounds how long
-/// any one step may take to answer once the permutation needs it to.
+/// Runs `spec` on the server of `place`'s URL, writing the tester's output to `out`, and returns each
+/// permutation's run. `timeout` bounds how long any one step may take to answer once the permutation needs it to.
 pub fn run_spec(
     spec: &Spec,
     url: &str,
     isolation: Isolation,
     timeout: Duration,
     out: &mut dyn Write,
-) -> Result<(), Stopped> {
+) -> Result<Vec<Permutation>, Stopped> {
     let place = Place::fresh(url);
     let schema = format!("{}_spec", place.prefix());
     let mut watch = place
@@ -199,10 +181,19 @@ pub fn run_spec(
              SET search_path = {schema}"
         ))
         .map_err(|e| Stopped(format!("{}: {}", shown(url), db_message(&e))))?;
-    let result = run_sessions(spec, &place, &schema, &mut watch, isolation, timeout, out);
+    let mut transcript = Transcript::new(out);
+    let result = run_sessions(
+        spec,
+        &place,
+        &schema,
+        &mut watch,
+        isolation,
+        timeout,
+        &mut transcript,
+    );
     // The spec's schema goes whatever happened; a session still waiting is cancelled first (in run_sessions).
     let _ = watch.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
-    result
+    result.map(|()| transcript.permutations)
 }
 
 fn run_sessions(
@@ -212,7 +203,7 @@ fn run_sessions(
     watch: &mut Client,
     isolation: Isolation,
     timeout: Duration,
-    out: &mut dyn Write,
+    out: &mut Transcript<'_>,
 ) -> Result<(), Stopped> {
     let conns = spec
         .sessions
@@ -220,14 +211,7 @@ fn run_sessions(
         .map(|s| Conn::open(place, schema, &s.name, isolation))
         .collect::<Result<Vec<_>, _>>()?;
     let pids: Vec<i32> = conns.iter().map(|c| c.pid).collect();
-    let say = |out: &mut dyn Write, text: &str| {
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-    };
-    say(
-        out,
-        &format!("Parsed test spec with {} sessions\n", spec.sessions.len()),
-    );
+    out.parsed(spec.sessions.len());
     let mut runner = Runner {
         spec,
         conns: &conns,
@@ -263,30 +247,62 @@ enum Now {
 }
 
 impl Runner<'_> {
-    fn block(&mut self, sql: &str, what: &str, out: &mut dyn Write) -> Result<(), Stopped> {
+    fn block(&mut self, sql: &str, what: &str, out: &mut Transcript<'_>) -> Result<(), Stopped> {
         let answer = run(self.watch, sql);
-        if let Some(e) = answer.error {
+        if let Some(e) = &answer.error {
             return Err(Stopped(format!("{what} failed: {e}")));
         }
-        let _ = out.write_all(answer.printed().as_bytes());
+        out.block(&answer);
         Ok(())
     }
 
-    fn permutation(&mut self, steps: &[String], out: &mut dyn Write) -> Result<(), Stopped> {
-        let _ = writeln!(out, "\nstarting permutation: {}", steps.join(" "));
+    /// The end state checked, when the spec's tables are the protocol's.
+    fn check(&mut self, out: &mut Transcript<'_>) -> Result<(), Stopped> {
+        let names = check::TABLES.map(|t| format!("'{t}'")).join(", ");
+        let found = run(
+            self.watch,
+            &format!(
+                "SELECT count(*) FROM information_schema.tables \
+                 WHERE table_schema = current_schema() AND table_name IN ({names})"
+            ),
+        );
+        let count = found
+            .sets
+            .first()
+            .and_then(|s| s.rows.first())
+            .and_then(|r| r[0].clone());
+        if count.as_deref() != Some("5") {
+            return Ok(());
+        }
+        let watch = &mut *self.watch;
+        let checked = check::end_state(&mut |sql| {
+            let answer = run(watch, sql);
+            match (answer.error, answer.sets.into_iter().next()) {
+                (None, Some(set)) => Ok(set),
+                (Some(e), _) => Err(e),
+                (None, None) => Err(format!("no rows from `{sql}`")),
+            }
+        })
+        .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
+        out.checked(checked);
+        Ok(())
+    }
+
+    fn permutation(&mut self, steps: &[String], out: &mut Transcript<'_>) -> Result<(), Stopped> {
+        out.begin(steps);
         for sql in &self.spec.setup {
             self.block(sql, "setup", out)?;
         }
         for (i, session) in self.spec.sessions.iter().enumerate() {
             if let Some(sql) = &session.setup {
                 let answer = self.ask(i, sql)?;
-                if let Some(e) = answer.error {
+                if let Some(e) = &answer.error {
                     return Err(Stopped(format!(
                         "setup of session {} failed: {e}",
                         session.name
                     )));
                 }
-                let _ = out.write_all(answer.printed().as_bytes());
+                out.block(&answer);
             }
         }
         // The steps waiting for a lock, in the order they began to wait.
@@ -296,13 +312,21 @@ impl Runner<'_> {
             // The session is still waiting on an earlier step: that step must answer first.
             if let Some(at) = waiting.iter().position(|(s, _)| *s == session) {
                 let (_, earlier) = waiting.remove(at);
-                let answer = self.wait(session, earlier)?;
-                let _ = write!(
-                    out,
-                    "step {}: <... completed>\n{}",
-                    earlier.name,
-                    answer.printed()
-                );
+                // Blocked while every other session is idle: only a later step can free it, and this order
+                // cannot happen (the tester would wait out its timeout). With another session waiting too, a
+                // deadlock may yet free it: waited for, as the tester does.
+                let answer = match self.settle(session, earlier)? {
+                    Now::Waiting if waiting.is_empty() => {
+                        let who = self.conns[session].name.clone();
+                        out.cannot(&who, step, &format!(
+                            "session {who} still waits on a lock that this permutation frees only later"
+                        ));
+                        return self.abandon(session, out);
+                    }
+                    Now::Waiting => self.wait(session, earlier)?,
+                    Now::Answered(answer) => answer,
+                };
+                out.completed(&self.conns[session].name, earlier, &answer);
                 // Its answer may have released others (a deadlock's victim lets the other go on).
                 waiting = self.released(waiting, out)?;
             }
@@ -315,44 +339,63 @@ impl Runner<'_> {
                         self.conns[session].name
                     ))
                 })?;
+            let name = &self.conns[session].name;
             match self.settle(session, step)? {
-                Now::Answered(answer) => {
-                    let _ = write!(
-                        out,
-                        "step {}: {}\n{}",
-                        step.name,
-                        step.sql,
-                        answer.printed()
-                    );
-                }
+                Now::Answered(answer) => out.answered(name, step, &answer),
                 Now::Waiting => {
-                    let _ = writeln!(out, "step {}: {} <waiting ...>", step.name, step.sql);
+                    out.waiting(name, step);
                     waiting.push((session, step));
                 }
             }
             // What this step released: each waiting step that has answered, in order.
             waiting = self.released(waiting, out)?;
-            let _ = out.flush();
+        }
+        if let [(s, w)] = waiting[..] {
+            // The last step waiting, on an idle session: nothing left in the permutation frees it.
+            match self.settle(s, w)? {
+                Now::Waiting => {
+                    let who = self.conns[s].name.clone();
+                    out.cannot(
+                        &who,
+                        w,
+                        &format!("session {who} still waits on a lock when the permutation ends"),
+                    );
+                    return self.abandon(s, out);
+                }
+                Now::Answered(answer) => out.completed(&self.conns[s].name, w, &answer),
+            }
+            waiting.clear();
         }
         for (s, w) in std::mem::take(&mut waiting) {
             let answer = self.wait(s, w)?;
-            let _ = write!(
-                out,
-                "step {}: <... completed>\n{}",
-                w.name,
-                answer.printed()
-            );
+            out.completed(&self.conns[s].name, w, &answer);
         }
+        self.check(out)?;
+        self.teardowns(out)
+    }
+
+    /// Ends a permutation that cannot go on: the waiting step cancelled, every session's transaction rolled back,
+    /// no check, then the teardowns, so that the next permutation starts from its setup.
+    fn abandon(&mut self, session: usize, out: &mut Transcript<'_>) -> Result<(), Stopped> {
+        let _ = self.conns[session].cancel.cancel_query(postgres::NoTls);
+        let what = format!("session {}'s cancelled step", self.conns[session].name);
+        self.answer_within(session, &what)?;
+        for i in 0..self.conns.len() {
+            self.ask(i, "ROLLBACK")?;
+        }
+        self.teardowns(out)
+    }
+
+    fn teardowns(&mut self, out: &mut Transcript<'_>) -> Result<(), Stopped> {
         for (i, session) in self.spec.sessions.iter().enumerate() {
             if let Some(sql) = &session.teardown {
                 let answer = self.ask(i, sql)?;
-                let _ = out.write_all(answer.printed().as_bytes());
+                out.block(&answer);
             }
         }
         if let Some(sql) = &self.spec.teardown {
             self.block(sql, "teardown", out)?;
         }
-        let _ = out.flush();
         Ok(())
     }
 
@@ -360,19 +403,12 @@ impl Runner<'_> {
     fn released<'s>(
         &mut self,
         waiting: Vec<(usize, &'s Step)>,
-        out: &mut dyn Write,
+        out: &mut Transcript<'_>,
     ) -> Result<Vec<(usize, &'s Step)>, Stopped> {
         let mut still = Vec::new();
         for (s, w) in waiting {
             match self.settle(s, w)? {
-                Now::Answered(answer) => {
-                    let _ = write!(
-                        out,
-                        "step {}: <... completed>\n{}",
-                        w.name,
-                        answer.printed()
-                    );
-                }
+                Now::Answered(answer) => out.completed(&self.conns[s].name, w, &answer),
                 Now::Waiting => still.push((s, w)),
             }
         }
@@ -448,4 +484,15 @@ impl Runner<'_> {
             }
         }
     }
+}
+
+/// The server's version, as `SHOW server_version` says it (the recording names it).
+pub fn server_version(url: &str) -> Result<String, Stopped> {
+    let mut client = Place::fresh(url)
+        .connect(None, None)
+        .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
+    client
+        .query_one("SHOW server_version", &[])
+        .and_then(|r| r.try_get(0))
+        .map_err(|e| Stopped(format!("{}: {}", shown(url), db_message(&e))))
 }

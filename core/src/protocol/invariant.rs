@@ -37,19 +37,22 @@ pub fn lost(s: &Snapshot) -> Option<Loss<'_>> {
 /// The player's badge: the consumer's invariant and `no_loss` beside it, as the checker checks both.
 pub fn check_with_loss(snapshot: &Snapshot) -> Invariant {
     let mut i = check(snapshot);
-    let lost = match lost(snapshot) {
-        None => return i,
-        Some(Loss::Unsent(f, rows)) => format!(
-            "no_loss: flow {} committed seq {} but the outbox holds {rows} of its events",
+    if let Some(lost) = loss(snapshot) {
+        i.holds = false;
+        i.violations.push(format!("no_loss: {lost}"));
+    }
+    i
+}
+
+/// What `no_loss` finds lost, in words.
+pub fn loss(snapshot: &Snapshot) -> Option<String> {
+    Some(match lost(snapshot)? {
+        Loss::Unsent(f, rows) => format!(
+            "flow {} committed seq {} but the outbox holds {rows} of its events",
             f.flow_id, f.seq
         ),
-        Some(Loss::Dropped(ev)) => {
-            format!("no_loss: {ev} is marked accepted but the inbox does not hold it")
-        }
-    };
-    i.holds = false;
-    i.violations.push(lost);
-    i
+        Loss::Dropped(ev) => format!("{ev} is marked accepted but the inbox does not hold it"),
+    })
 }
 
 pub fn check(snapshot: &Snapshot) -> Invariant {

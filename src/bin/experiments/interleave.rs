@@ -1,11 +1,17 @@
-//! `interleave FILE.spec`: a spec of PostgreSQL's isolation tester run on real connections, printed as the tester
-//! prints it (`outbox_core::interleave`). On PostgreSQL for now; SQLite's single writer is the next store.
+//! `interleave`: specs of PostgreSQL's isolation tester run on real connections, printed as the tester prints
+//! them (`outbox_core::interleave`), on PostgreSQL or on SQLite; `--all`, every hazard spec on both stores and at
+//! every level, as one table.
 
-use outbox_core::interleave::{self, pg::Isolation};
+use outbox_core::interleave::{self, pg::Isolation, run::Permutation, table};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-const USAGE: &str = "interleave FILE.spec --store postgres|postgres://… [--isolation read-committed|repeatable-read|serializable] [--step-timeout SECONDS]";
+const USAGE: &str = "interleave FILE.spec --store sqlite|postgres|postgres://… [--isolation read-committed|repeatable-read|serializable] [--step-timeout SECONDS] \
+| interleave --all [DIR] --store postgres|postgres://… [--json] [--record FILE] [--step-timeout SECONDS]";
+
+/// Where `--all` finds its specs by default.
+const HAZARDS: &str = "specs/isolation/hazards";
 
 pub fn main(args: &[String]) -> ExitCode {
     match run(args) {
@@ -17,8 +23,19 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
-    let (mut file, mut store, mut isolation, mut timeout) = (None, None, None, None);
+#[derive(Default)]
+struct Flags<'a> {
+    file: Option<&'a str>,
+    all: bool,
+    store: Option<&'a str>,
+    isolation: Option<Isolation>,
+    timeout: Option<Duration>,
+    json: bool,
+    record: Option<&'a str>,
+}
+
+fn flags(args: &[String]) -> Result<Flags<'_>, String> {
+    let mut f = Flags::default();
     let mut it = args.iter().map(String::as_str);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
@@ -26,14 +43,17 @@ fn run(args: &[String]) -> Result<(), String> {
                 .ok_or_else(|| format!("{name} needs a value; usage: {USAGE}"))
         };
         match arg {
-            "--store" if store.is_none() => store = Some(value("--store")?),
-            "--isolation" if isolation.is_none() => {
+            "--all" if !f.all => f.all = true,
+            "--json" if !f.json => f.json = true,
+            "--store" if f.store.is_none() => f.store = Some(value("--store")?),
+            "--record" if f.record.is_none() => f.record = Some(value("--record")?),
+            "--isolation" if f.isolation.is_none() => {
                 let v = value("--isolation")?;
-                isolation = Some(Isolation::from_name(v).ok_or_else(|| {
+                f.isolation = Some(Isolation::from_name(v).ok_or_else(|| {
                     format!("--isolation must be read-committed, repeatable-read or serializable, got `{v}`")
                 })?);
             }
-            "--step-timeout" if timeout.is_none() => {
+            "--step-timeout" if f.timeout.is_none() => {
                 let v = value("--step-timeout")?;
                 let seconds: u64 = v
                     .parse()
@@ -42,41 +62,182 @@ fn run(args: &[String]) -> Result<(), String> {
                     .ok_or_else(|| {
                         format!("--step-timeout must be a whole number of seconds from 1 to 3600, got `{v}`")
                     })?;
-                timeout = Some(Duration::from_secs(seconds));
+                f.timeout = Some(Duration::from_secs(seconds));
             }
-            "--store" | "--isolation" | "--step-timeout" => {
+            "--all" | "--json" | "--store" | "--record" | "--isolation" | "--step-timeout" => {
                 return Err(format!("{arg} is given twice"))
             }
             _ if arg.starts_with("--") => {
                 return Err(format!("unknown argument `{arg}`; usage: {USAGE}"))
             }
-            _ if file.is_none() => file = Some(arg),
+            _ if f.file.is_none() => f.file = Some(arg),
             _ => return Err(format!("one spec at a time; usage: {USAGE}")),
         }
     }
-    let file = file.ok_or_else(|| format!("which spec? usage: {USAGE}"))?;
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    let spec = interleave::parse(&text).map_err(|e| format!("{file}: {e}"))?;
-    let store = match store {
-        Some(s) if outbox_core::protocol::pg::server::names_postgres(s) => s,
-        _ => {
-            return Err(
-                "interleave runs on PostgreSQL for now: give --store postgres (a throw-away server) or --store postgres://…"
-                    .into(),
-            )
+    Ok(f)
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let f = flags(args)?;
+    if f.all {
+        return all(&f);
+    }
+    if f.json || f.record.is_some() {
+        return Err("--json and --record go with --all".into());
+    }
+    let file = f
+        .file
+        .ok_or_else(|| format!("which spec? usage: {USAGE}"))?;
+    let spec = read(Path::new(file))?.1;
+    let store = f
+        .store
+        .ok_or_else(|| format!("which store? usage: {USAGE}"))?;
+    let timeout = f.timeout.unwrap_or(Duration::from_secs(60));
+    let mut out = std::io::stdout().lock();
+    if store == "sqlite" {
+        if f.isolation.is_some() {
+            return Err("--isolation is PostgreSQL's: SQLite lets one writer in at a time".into());
         }
-    };
+        if outbox_core::real::parse_only() {
+            return Ok(());
+        }
+        return interleave::lite::run_spec(&spec, &mut out)
+            .map(drop)
+            .map_err(|e| e.0);
+    }
+    if !outbox_core::protocol::pg::server::names_postgres(store) {
+        return Err(format!(
+            "--store must be sqlite, postgres or a postgres:// URL, got `{store}`"
+        ));
+    }
     if outbox_core::real::parse_only() {
         return Ok(());
     }
     let target = outbox_core::protocol::pg::server::Target::from_flag_for_specs(store)?;
-    let mut out = std::io::stdout().lock();
     interleave::pg::run_spec(
         &spec,
         &target.url,
-        isolation.unwrap_or(Isolation::ReadCommitted),
-        timeout.unwrap_or(Duration::from_secs(60)),
+        f.isolation.unwrap_or(Isolation::ReadCommitted),
+        timeout,
         &mut out,
     )
+    .map(drop)
     .map_err(|e| e.0)
+}
+
+/// A spec file read and parsed, refused whole with its name and line.
+fn read(file: &Path) -> Result<(String, interleave::Spec), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let spec = interleave::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok((text, spec))
+}
+
+fn all(f: &Flags<'_>) -> Result<(), String> {
+    if f.isolation.is_some() {
+        return Err("--all runs every level: leave --isolation out".into());
+    }
+    let dir = PathBuf::from(f.file.unwrap_or(HAZARDS));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "spec"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no .spec file in {}", dir.display()));
+    }
+    // Every spec is read before any runs: one bad file refuses the whole table.
+    let specs = files
+        .iter()
+        .map(|file| read(file).map(|(text, spec)| (file, text, spec)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let store = f.store.ok_or_else(|| {
+        "--all needs PostgreSQL: give --store postgres or --store postgres://…".to_owned()
+    })?;
+    if !outbox_core::protocol::pg::server::names_postgres(store) {
+        return Err(format!(
+            "--all runs on SQLite and PostgreSQL: --store must be postgres or a postgres:// URL, got `{store}`"
+        ));
+    }
+    if let Some(path) = f.record {
+        // Said before the runs, not after a minute of them.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    if outbox_core::real::parse_only() {
+        return Ok(());
+    }
+    let target = outbox_core::protocol::pg::server::Target::from_flag_for_specs(store)?;
+    let timeout = f.timeout.unwrap_or(Duration::from_secs(60));
+    let started = Instant::now();
+    let (mut lite, mut pg) = (Clock::default(), Clock::default());
+    let mut rows = Vec::new();
+    for (file, text, spec) in &specs {
+        let named = |e: String| format!("{}: {e}", file.display());
+        let mut cells = Vec::new();
+        let t = Instant::now();
+        let runs =
+            interleave::lite::run_spec(spec, &mut std::io::sink()).map_err(|e| named(e.0))?;
+        lite.add(t, &runs);
+        cells.extend(table::cell("sqlite", runs));
+        for level in Isolation::ALL {
+            let t = Instant::now();
+            let runs =
+                interleave::pg::run_spec(spec, &target.url, level, timeout, &mut std::io::sink())
+                    .map_err(|e| named(e.0))?;
+            pg.add(t, &runs);
+            cells.extend(table::cell(level.name(), runs));
+        }
+        rows.push(table::Row {
+            hazard: table::hazard_name(file),
+            title: table::title(text),
+            sessions: spec.sessions.iter().map(|s| s.name.clone()).collect(),
+            cells,
+        });
+    }
+    let table = table::Table {
+        postgresql: interleave::pg::server_version(&target.url).map_err(|e| e.0)?,
+        sqlite: interleave::lite::sqlite_version(),
+        rows,
+    };
+    let document = serde_json::to_string_pretty(&table).map_err(|e| e.to_string())? + "\n";
+    if let Some(path) = f.record {
+        std::fs::write(path, &document).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    if f.json {
+        print!("{document}");
+    } else {
+        print!("{}", table.text());
+        println!(
+            "{} permutations on SQLite ({}/s), {} on PostgreSQL ({}/s); the whole table in {:.1} s",
+            lite.permutations,
+            lite.rate(),
+            pg.permutations,
+            pg.rate(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Permutations run and the time they took, on one store.
+#[derive(Default)]
+struct Clock {
+    permutations: usize,
+    time: Duration,
+}
+
+impl Clock {
+    fn add(&mut self, since: Instant, runs: &[Permutation]) {
+        self.permutations += runs.len();
+        self.time += since.elapsed();
+    }
+
+    fn rate(&self) -> u64 {
+        (self.permutations as f64 / self.time.as_secs_f64().max(1e-9)).round() as u64
+    }
 }

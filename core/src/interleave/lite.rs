@@ -1,0 +1,437 @@
+//! A spec run on SQLite, the protocol's other store: one connection per session to one database file (WAL, as
+//! the real processes use), each statement sent alone. SQLite lets one writer in at a time, so a step that needs
+//! the write lock while another session holds it is answered "busy" at once (no busy timeout): it is printed
+//! `<waiting ...>`, as PostgreSQL's lock wait is, and tried again, from the statement that was busy, after each
+//! step that follows; `<... completed>` when it gets through.
+//!
+//! What a spec written for PostgreSQL needs to mean the same here, and nothing more:
+//! - `BEGIN` is `BEGIN IMMEDIATE`: every transaction takes the write lock first, as the protocol's do on SQLite.
+//! - An error ends the transaction it is in, as on PostgreSQL: the statements after it in the transaction are
+//!   refused with PostgreSQL's words, and its `COMMIT` rolls back.
+//! - `CREATE SEQUENCE name`, `DROP SEQUENCE [IF EXISTS] name` and `nextval('name')` are counters outside any
+//!   transaction, as PostgreSQL's sequences are; `pg_advisory_xact_lock(key)` does nothing, as the writer's lock
+//!   already excludes every other writer.
+//!
+//! A step whose session still waits when the permutation asks for its next one cannot run in that order here:
+//! the writer it waits for is freed only by a later step. The permutation stops there, says so, and is not
+//! checked.
+
+use super::print::ResultSet;
+use super::run::{Answer, Permutation, Transcript};
+use super::{check, Spec, Step};
+use rusqlite::{ffi, Connection, ErrorCode};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// Why a run stopped before its end (exit 2 in the CLI).
+#[derive(Debug)]
+pub struct Stopped(pub String);
+
+type Sequences = Arc<Mutex<HashMap<String, i64>>>;
+
+/// A session's connection and what its transaction has come to.
+struct Session {
+    conn: Connection,
+    /// An error ended the transaction: the rest of it is refused until its end, as on PostgreSQL.
+    aborted: bool,
+}
+
+/// How a step sent to its session stands.
+enum Now {
+    Answered(Answer),
+    /// Busy at statement `at`, with the answers of the statements before it.
+    Waiting {
+        at: usize,
+        so_far: Answer,
+    },
+}
+
+const ABORTED: &str =
+    "ERROR:  current transaction is aborted, commands ignored until end of transaction block";
+
+/// Runs `spec` on a fresh SQLite database in a temporary directory, printing as the isolation tester prints.
+pub fn run_spec(spec: &Spec, out: &mut dyn Write) -> Result<Vec<Permutation>, Stopped> {
+    let dir = Scratch::new().map_err(|e| Stopped(format!("a temporary directory: {e}")))?;
+    let path = dir.0.join("spec.db");
+    let sequences: Sequences = Arc::default();
+    let open = || -> Result<Session, Stopped> {
+        let conn = Connection::open(&path).map_err(|e| Stopped(format!("SQLite: {e}")))?;
+        // Busy is answered at once (rusqlite would wait 5 s): the runner, not SQLite, waits.
+        conn.busy_timeout(std::time::Duration::ZERO)
+            .and_then(|()| shims(&conn, &sequences))
+            .map_err(|e| Stopped(format!("SQLite: {e}")))?;
+        Ok(Session {
+            conn,
+            aborted: false,
+        })
+    };
+    let mut watch = open()?;
+    watch
+        .conn
+        .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+        .map_err(|e| Stopped(format!("SQLite: {e}")))?;
+    let mut sessions = spec
+        .sessions
+        .iter()
+        .map(|_| open())
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = Transcript::new(out);
+    out.parsed(spec.sessions.len());
+    for steps in spec.permutations() {
+        permutation(
+            spec,
+            &steps,
+            &mut watch,
+            &mut sessions,
+            &sequences,
+            &mut out,
+        )?;
+    }
+    Ok(out.permutations)
+}
+
+/// The SQLite this store runs on (the bundled one), as the recording names it.
+pub fn sqlite_version() -> String {
+    rusqlite::version().to_owned()
+}
+
+/// A directory of its own for the run's database, removed with everything in it when the run ends.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Scratch> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("outbox-interleave-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// PostgreSQL's functions a spec may call, as SQLite functions (see the module's comment).
+fn shims(conn: &Connection, sequences: &Sequences) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    conn.create_scalar_function(
+        "pg_advisory_xact_lock",
+        1,
+        FunctionFlags::SQLITE_UTF8,
+        |_| Ok(rusqlite::types::Null),
+    )?;
+    let sequences = sequences.clone();
+    conn.create_scalar_function("nextval", 1, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let name: String = ctx.get(0)?;
+        let mut all = sequences.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(n) = all.get_mut(&name.to_lowercase()) else {
+            return Err(rusqlite::Error::UserFunctionError(
+                format!("relation \"{name}\" does not exist").into(),
+            ));
+        };
+        *n += 1;
+        Ok(*n)
+    })
+}
+
+fn permutation(
+    spec: &Spec,
+    steps: &[String],
+    watch: &mut Session,
+    sessions: &mut [Session],
+    sequences: &Sequences,
+    out: &mut Transcript<'_>,
+) -> Result<(), Stopped> {
+    out.begin(steps);
+    for sql in &spec.setup {
+        block(watch, sequences, sql, "setup", out)?;
+    }
+    for (i, session) in spec.sessions.iter().enumerate() {
+        if let Some(sql) = &session.setup {
+            block(&mut sessions[i], sequences, sql, "a session's setup", out)?;
+        }
+    }
+    let mut waiting: Vec<(usize, &Step, usize, Answer)> = Vec::new();
+    let mut stopped = false;
+    'steps: for name in steps {
+        let (i, step) = spec.step(name).expect("a parsed spec's step");
+        let who = &spec.sessions[i].name;
+        if let Some(at) = waiting.iter().position(|(s, ..)| *s == i) {
+            let (_, earlier, from, so_far) = waiting.remove(at);
+            match statements(&mut sessions[i], sequences, &earlier.sql, from, so_far) {
+                Now::Answered(answer) => out.completed(who, earlier, &answer),
+                Now::Waiting { .. } => {
+                    out.cannot(who, step, &format!(
+                        "session {who} still waits for the writer (SQLite lets one in at a time), which this permutation frees only later"
+                    ));
+                    stopped = true;
+                    break 'steps;
+                }
+            }
+            waiting = released(waiting, sessions, sequences, spec, out);
+        }
+        match statements(&mut sessions[i], sequences, &step.sql, 0, Answer::default()) {
+            Now::Answered(answer) => out.answered(who, step, &answer),
+            Now::Waiting { at, so_far } => {
+                out.waiting(who, step);
+                waiting.push((i, step, at, so_far));
+            }
+        }
+        waiting = released(waiting, sessions, sequences, spec, out);
+    }
+    if !stopped {
+        if let Some((i, step, ..)) = waiting.first() {
+            let who = &spec.sessions[*i].name;
+            out.cannot(
+                who,
+                step,
+                &format!("session {who} still waits for the writer when the permutation ends"),
+            );
+            stopped = true;
+        }
+    }
+    // What a stopped permutation left open goes, so that the next one starts from its setup.
+    for session in sessions.iter_mut() {
+        if !session.conn.is_autocommit() {
+            let _ = session.conn.execute_batch("ROLLBACK");
+        }
+        session.aborted = false;
+    }
+    if !stopped {
+        check_end(watch, out)?;
+    }
+    for (i, session) in spec.sessions.iter().enumerate() {
+        if let Some(sql) = &session.teardown {
+            let answer = statements(&mut sessions[i], sequences, sql, 0, Answer::default());
+            if let Now::Answered(answer) = answer {
+                out.block(&answer);
+            }
+        }
+    }
+    if let Some(sql) = &spec.teardown {
+        block(watch, sequences, sql, "teardown", out)?;
+    }
+    Ok(())
+}
+
+/// The waiting steps tried again, in the order they began to wait: those that got through are printed.
+fn released<'s>(
+    waiting: Vec<(usize, &'s Step, usize, Answer)>,
+    sessions: &mut [Session],
+    sequences: &Sequences,
+    spec: &Spec,
+    out: &mut Transcript<'_>,
+) -> Vec<(usize, &'s Step, usize, Answer)> {
+    let mut still = Vec::new();
+    for (i, step, from, so_far) in waiting {
+        match statements(&mut sessions[i], sequences, &step.sql, from, so_far) {
+            Now::Answered(answer) => out.completed(&spec.sessions[i].name, step, &answer),
+            Now::Waiting { at, so_far } => still.push((i, step, at, so_far)),
+        }
+    }
+    still
+}
+
+fn block(
+    session: &mut Session,
+    sequences: &Sequences,
+    sql: &str,
+    what: &str,
+    out: &mut Transcript<'_>,
+) -> Result<(), Stopped> {
+    match statements(session, sequences, sql, 0, Answer::default()) {
+        Now::Answered(answer) => match &answer.error {
+            Some(e) => Err(Stopped(format!("{what} failed: {e}"))),
+            None => {
+                out.block(&answer);
+                Ok(())
+            }
+        },
+        Now::Waiting { .. } => Err(Stopped(format!(
+            "{what} found the database busy: a session still holds the writer"
+        ))),
+    }
+}
+
+fn check_end(watch: &mut Session, out: &mut Transcript<'_>) -> Result<(), Stopped> {
+    let names = check::TABLES.map(|t| format!("'{t}'")).join(", ");
+    let count: i64 = watch
+        .conn
+        .query_row(
+            &format!(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
+    if count != 5 {
+        return Ok(());
+    }
+    let checked = check::end_state(&mut |sql| {
+        let mut stmt = watch.conn.prepare(sql).map_err(|e| e.to_string())?;
+        result_set(&mut stmt).map_err(|e| e.to_string())
+    })
+    .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
+    out.checked(checked);
+    Ok(())
+}
+
+/// Runs `sql`'s statements from the `from`th, one at a time, adding to `so_far`.
+fn statements(
+    session: &mut Session,
+    sequences: &Sequences,
+    sql: &str,
+    from: usize,
+    mut so_far: Answer,
+) -> Now {
+    for (at, statement) in split(sql).into_iter().enumerate().skip(from) {
+        match statement_answer(session, sequences, &statement) {
+            Ok(Some(set)) => so_far.sets.push(set),
+            Ok(None) => {}
+            Err(e) if busy(&e) => return Now::Waiting { at, so_far },
+            Err(e) => {
+                so_far.error = Some(format!("ERROR:  {}", message(&e)));
+                // The error ends its transaction, as on PostgreSQL; the block's other statements are not run.
+                if !session.conn.is_autocommit() {
+                    let _ = session.conn.execute_batch("ROLLBACK");
+                    session.aborted = true;
+                }
+                break;
+            }
+        }
+    }
+    Now::Answered(so_far)
+}
+
+fn busy(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::DatabaseBusy)
+}
+
+fn message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(_, Some(m)) => m.clone(),
+        rusqlite::Error::UserFunctionError(m) => m.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// One statement's answer: its rows, when it has columns.
+fn statement_answer(
+    session: &mut Session,
+    sequences: &Sequences,
+    statement: &str,
+) -> Result<Option<ResultSet>, rusqlite::Error> {
+    let words: Vec<String> = statement
+        .split_whitespace()
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let word = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+    let ends = matches!(word(0), "COMMIT" | "ROLLBACK" | "END" | "ABORT");
+    if session.aborted {
+        if ends {
+            session.aborted = false;
+            return Ok(None);
+        }
+        return Err(rusqlite::Error::SqliteFailure(
+            ffi::Error::new(ffi::SQLITE_ERROR),
+            Some(ABORTED["ERROR:  ".len()..].to_owned()),
+        ));
+    }
+    let all = || sequences.lock().unwrap_or_else(|e| e.into_inner());
+    match (word(0), word(1)) {
+        ("BEGIN" | "START", _) => {
+            session.conn.execute_batch("BEGIN IMMEDIATE")?;
+            return Ok(None);
+        }
+        ("CREATE", "SEQUENCE") => {
+            all().insert(words.last().cloned().unwrap_or_default().to_lowercase(), 0);
+            return Ok(None);
+        }
+        ("DROP", "SEQUENCE") => {
+            all().remove(&words.last().cloned().unwrap_or_default().to_lowercase());
+            return Ok(None);
+        }
+        _ => {}
+    }
+    let mut stmt = session.conn.prepare(statement)?;
+    if stmt.column_count() == 0 {
+        stmt.raw_execute()?;
+        return Ok(None);
+    }
+    result_set(&mut stmt).map(Some)
+}
+
+fn result_set(stmt: &mut rusqlite::Statement<'_>) -> rusqlite::Result<ResultSet> {
+    use rusqlite::types::ValueRef;
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let n = columns.len();
+    let mut rows = Vec::new();
+    let mut cursor = stmt.raw_query();
+    while let Some(row) = cursor.next()? {
+        rows.push(
+            (0..n)
+                .map(|i| {
+                    Ok(match row.get_ref(i)? {
+                        ValueRef::Null => None,
+                        ValueRef::Integer(v) => Some(v.to_string()),
+                        ValueRef::Real(v) => Some(v.to_string()),
+                        ValueRef::Text(t) | ValueRef::Blob(t) => {
+                            Some(String::from_utf8_lossy(t).into_owned())
+                        }
+                    })
+                })
+                .collect::<rusqlite::Result<_>>()?,
+        );
+    }
+    Ok(ResultSet { columns, rows })
+}
+
+/// A block's statements: split at each `;` outside quotes (`'…'`, `"…"`) and comments (`--`).
+fn split(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = sql.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '-') if chars.peek() == Some(&'-') => {
+                while chars.next_if(|&c| c != '\n').is_some() {}
+                continue;
+            }
+            (None, ';') => {
+                if !current.trim().is_empty() {
+                    out.push(current.trim().to_owned());
+                }
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_owned());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_block_splits_at_semicolons_outside_quotes_and_comments() {
+        assert_eq!(
+            super::split("SELECT 'a;b'; -- c;d\n SELECT \"x;\" ;; BEGIN"),
+            vec!["SELECT 'a;b'", "SELECT \"x;\"", "BEGIN"]
+        );
+    }
+}
