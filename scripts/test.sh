@@ -24,10 +24,11 @@ step "native tests (cargo test), the PostgreSQL ones on a throw-away server (pg_
 # fsync off: a process exit on PostgreSQL is a dropped connection, never a power cut (that is SQLite's layer).
 pg_virtualenv -o fsync=off -o synchronous_commit=off cargo test --workspace --all-features
 
-step "the article's twelve experiments on SQLite and on a PostgreSQL server the command starts, and the break-it levels"
+step "the article's twelve experiments on SQLite and on a PostgreSQL server the command starts, the break-it levels, and the interleavings' table"
 cargo run --release --bin experiments -- --check
 cargo run --release --bin experiments -- --check --store postgres
 cargo run --release --bin experiments -- levels --check
+cargo run --release --bin experiments -- interleave --all --store postgres
 
 step "the guides: every relative link resolves, every experiments command parses (scripts/check-docs.mjs)"
 node scripts/check-docs.mjs
