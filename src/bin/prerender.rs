@@ -42,6 +42,15 @@ fn main() -> ExitCode {
         eprintln!("prerender: the levels: {e}");
         return ExitCode::FAILURE;
     }
+    // The interleavings' recording and the panel's words, in one file it fetches when its panel opens.
+    let postgres = path.with_file_name("postgres.json");
+    if let Err(e) = postgres_bundle().and_then(|text| {
+        std::fs::write(&postgres, text)
+            .map_err(|e| format!("cannot write {}: {e}", postgres.display()))
+    }) {
+        eprintln!("prerender: the interleavings: {e}");
+        return ExitCode::FAILURE;
+    }
     match into_page(&page) {
         Ok(page) => match std::fs::write(&path, page) {
             Ok(()) => ExitCode::SUCCESS,
@@ -68,6 +77,21 @@ fn levels_bundle() -> Result<String, String> {
         .map(|p| Ok((p.display().to_string(), read(p)?)))
         .collect::<Result<Vec<_>, String>>()?;
     outbox_core::levels::bundle(&texts, &read("src/i18n/levels.json".as_ref())?)
+}
+
+/// `specs/isolation/interleavings.json` (`experiments interleave --all --record`) and the panel's words
+/// (`src/i18n/postgres.json`), as one compact document.
+#[cfg(not(target_arch = "wasm32"))]
+fn postgres_bundle() -> Result<String, String> {
+    let read = |path: &str| -> Result<serde_json::Value, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
+    };
+    let bundle = serde_json::json!({
+        "words": read("src/i18n/postgres.json")?,
+        "table": read("specs/isolation/interleavings.json")?,
+    });
+    Ok(bundle.to_string())
 }
 
 /// `html` without its `data-testid` attributes: a test id names the live page's one element (the prerendered

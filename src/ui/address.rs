@@ -22,6 +22,7 @@ outbox_core::words! {
         Share = "share",
         Explorer = "explorer",
         Checker = "checker",
+        Postgres = "postgres",
     }
 }
 
@@ -37,13 +38,14 @@ const EMBED_DEFAULT: [Panel; 8] = [
     Panel::Sql,
 ];
 
-/// The tools below the player, which stand beside the session rather than show it: the experiments, share and
-/// the two searches.
-pub const TOOLS: [Panel; 4] = [
+/// The tools below the player, which stand beside the session rather than show it: the experiments, share,
+/// the two searches and the interleavings recorded on PostgreSQL.
+pub const TOOLS: [Panel; 5] = [
     Panel::Experiments,
     Panel::Share,
     Panel::Explorer,
     Panel::Checker,
+    Panel::Postgres,
 ];
 
 /// The address, read.

@@ -143,7 +143,12 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "spec"))
         .collect();
-    files.sort();
+    // Each hazard's wrong form, then the protocol's beside it.
+    files.sort_by_key(|p| {
+        let name = table::hazard_name(p);
+        let wrong = name.ends_with("-wrong");
+        (name.trim_end_matches("-wrong").to_owned(), !wrong)
+    });
     if files.is_empty() {
         return Err(format!("no .spec file in {}", dir.display()));
     }

@@ -9,6 +9,7 @@ pub mod level;
 pub mod library;
 pub mod log;
 pub mod playground;
+pub mod postgres;
 pub mod producer;
 pub mod rule;
 pub mod share;

@@ -334,7 +334,7 @@ pub fn Playground(props: &Props) -> Html {
                     if draws(Panel::Sql) { <SqlPanel /> }
                 </section>
             }
-            if *drawn >= Part::Library && crate::ui::address::TOOLS.into_iter().any(show) {
+            if *drawn >= Part::Library && (show(Panel::Experiments) || side) {
                 <section class="panels">
                     if draws(Panel::Experiments) { <Library /> }
                     // There from the first, empty, so that what it is given next moves nothing.
@@ -347,6 +347,8 @@ pub fn Playground(props: &Props) -> Html {
                     }
                 </section>
             }
+            // The whole width: its table has a column per store and level, its lanes one per session.
+            if draws(Panel::Postgres) { <super::postgres::OnPostgres /> }
             // With the tools, last: drawn earlier, it would be pushed down by each part drawn above it.
             if tools && !embed {
                 <p class="shortcuts">{ t(lang, "shortcuts") }</p>
@@ -427,7 +429,7 @@ impl Part {
             Panel::Diagram => Part::Diagram,
             Panel::Log | Panel::Sql => Part::Panels,
             Panel::Experiments => Part::Library,
-            Panel::Share | Panel::Explorer | Panel::Checker => Part::Tools,
+            Panel::Share | Panel::Explorer | Panel::Checker | Panel::Postgres => Part::Tools,
         }
     }
 

@@ -1,4 +1,5 @@
-//! A file beside the page, fetched as text (the levels, which are not in the first load).
+//! A file beside the page, fetched as text, and a stylesheet beside it linked (the levels' and the PostgreSQL
+//! panel's, which are not in the first load).
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -69,4 +70,24 @@ pub fn text(url: &str, done: impl FnOnce(Result<String, String>) + 'static) {
     // Each runs at most once; the two of a pair that does not run are small and few (a level's one fetch).
     on_response.forget();
     on_error.forget();
+}
+
+/// Links the stylesheet `href` (relative to the page) into the document's head, once.
+pub fn stylesheet(href: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if doc
+        .query_selector(&format!("link[rel=stylesheet][href=\"{href}\"]"))
+        .ok()
+        .flatten()
+        .is_some()
+    {
+        return;
+    }
+    if let (Ok(link), Ok(Some(head))) = (doc.create_element("link"), doc.query_selector("head")) {
+        let _ = link.set_attribute("rel", "stylesheet");
+        let _ = link.set_attribute("href", href);
+        let _ = head.append_child(&link);
+    }
 }

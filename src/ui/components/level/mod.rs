@@ -5,7 +5,7 @@
 //! None of this is in the page's first load: the levels and their words are fetched as a level opens, and this
 //! code is in the rest of a split module.
 
-mod fetch;
+pub mod fetch;
 mod share;
 pub mod store;
 mod view;
@@ -137,15 +137,7 @@ pub fn LevelPanel(props: &Props) -> Html {
         let lang = model.lang;
         use_effect_with((), move |_| {
             // The panel's styles come with the levels, not in the first load's stylesheet.
-            if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-                if let (Ok(link), Ok(Some(head))) =
-                    (doc.create_element("link"), doc.query_selector("head"))
-                {
-                    let _ = link.set_attribute("rel", "stylesheet");
-                    let _ = link.set_attribute("href", "levels.css");
-                    let _ = head.append_child(&link);
-                }
-            }
+            fetch::stylesheet("levels.css");
             // Play and the search are in the rest of a split module; the levels are fetched beside the page.
             crate::ui::split::when_loaded(move || {
                 fetch::text("levels.json", move |fetched| {

@@ -1,0 +1,61 @@
+// End-to-end: the panel On PostgreSQL shows the interleavings' table from the recording the repository keeps
+// (specs/isolation/interleavings.json, which tests/interleave.rs records again and compares with what the server
+// answers), each cell's verdict as recorded, and a cell's interleaving as lanes; fetched only as it opens.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test, expect } from './fixtures.mjs';
+import { ROOT } from './browser.mjs';
+
+const recording = JSON.parse(fs.readFileSync(path.join(ROOT, 'specs/isolation/interleavings.json'), 'utf8'));
+const recorded = (hazard, column) => recording.rows.find((r) => r.hazard === hazard).cells.find((c) => c.column === column);
+
+for (const [lang, width] of [['en', 1280], ['zh', 390]]) {
+  test(`On PostgreSQL: the recorded table, and a cell's interleaving in lanes (${lang}, ${width} px)`, async ({ open, dist }) => {
+    const page = await open(`${dist.url}?lang=${lang}`, { viewport: { width, height: 900 } });
+    const panel = page.getByTestId('pg-panel');
+    await expect(panel.locator('summary')).toHaveText(lang === 'zh' ? '在 PostgreSQL 上：单写者所掩盖的东西' : 'On PostgreSQL: what a single writer hides');
+    const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/postgres.json')));
+    expect(await fetched(), 'the recording is not in the page until its panel opens').toBe(false);
+    await panel.locator('summary').click();
+    await expect(page.getByTestId('pg-table')).toBeVisible();
+    expect(await fetched()).toBe(true);
+    // It says where the runs come from: a real server, named, recorded and shown, not run here.
+    await expect(panel).toContainText(recording.postgresql);
+    await expect(panel).toContainText(lang === 'zh' ? '这里只是展示，并不运行' : 'are shown here, not run');
+    // Every cell as recorded, in the page's words.
+    expect(recording.rows.length).toBe(9);
+    for (const row of recording.rows) {
+      for (const cell of row.cells) {
+        const button = page.getByTestId(`pg-cell-${row.hazard}-${cell.column}`);
+        await expect(button).toHaveAttribute('data-verdict', cell.verdict);
+        await expect(button).toHaveText(lang === 'zh' ? { holds: '成立', breaks: '被打破' }[cell.verdict] : cell.verdict);
+      }
+    }
+    // The first broken cell is drawn at once; another on a click: its steps in the order they ran, and what broke.
+    const lanes = page.getByTestId('pg-permutation');
+    await expect(lanes).toBeVisible();
+    const mark = page.getByTestId('pg-cell-mark-by-predicate-wrong-read-committed');
+    await mark.click();
+    await expect(mark).toHaveAttribute('aria-pressed', 'true');
+    const broken = recorded('mark-by-predicate-wrong', 'read-committed');
+    await expect(lanes.locator('.pg-line strong')).toHaveText(broken.run.lines.map((l) => l.step));
+    await expect(lanes.locator('li.breaks')).toContainText(broken.run.check.no_loss);
+    await expect(lanes.locator('figcaption')).toContainText(lang === 'zh' ? 'READ COMMITTED' : 'on READ COMMITTED');
+    // A step that waited for a lock, then answered: the inbox's second receiver under READ COMMITTED.
+    await page.getByTestId('pg-cell-inbox-conflict-protocol-read-committed').click();
+    await expect(lanes.locator('.pg-line.waiting')).toHaveCount(1);
+    await expect(lanes.locator('.pg-line.waiting')).toContainText(lang === 'zh' ? '等待锁' : 'waiting for a lock');
+    await expect(lanes).toContainText(lang === 'zh' ? '拿到锁' : 'got the lock');
+    // On SQLite, the lost update's order cannot happen: said, and the cell holds.
+    await page.getByTestId('pg-cell-double-apply-wrong-sqlite').click();
+    await expect(lanes.locator('.pg-line.cannot')).toHaveCount(1);
+    await expect(lanes).toContainText(lang === 'zh' ? '在这里不可能发生' : 'cannot happen here');
+    // A phone reads one lane, each line named by its session; a wider screen a lane per session.
+    const who = lanes.locator('.who').first();
+    if (width < 600) await expect(who).toBeVisible();
+    else {
+      await expect(who).toBeHidden();
+      await expect(lanes.locator('.lane-head')).toHaveText(recording.rows.find((r) => r.hazard === 'double-apply-wrong').sessions);
+    }
+  });
+}
