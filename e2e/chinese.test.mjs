@@ -1,8 +1,8 @@
 // End-to-end: no English sentence reaches the Chinese page. A reader's session in Chinese — a crash and its
 // restart, the wrong control and its broken invariant, a consumer switch, the checker's counterexample and its
 // explanation — and every Latin word the page shows (its text, titles and labels) is one of the identifiers the
-// article keeps in English (`core/src/lang/glossary.rs`'s KEPT). The SQL as it ran and the rule's editor are
-// code, and are left out.
+// article keeps in English (`core/src/lang/glossary.rs`'s KEPT). The SQL as it ran, the rule's editor, and the
+// interleavings' statements, answers and step names are code, and are left out.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, ROOT } from './fixtures.mjs';
@@ -20,7 +20,7 @@ function english(page) {
         if (word.length > 1 && !kept.includes(word)) out.push(`${word} in ${where}: ${text.trim().slice(0, 120)}`);
       }
     };
-    const code = 'script, style, textarea, .rule-edit, ol.statements';
+    const code = 'script, style, textarea, .rule-edit, ol.statements, .pg pre, .pg code';
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const el = walker.currentNode.parentElement;
@@ -58,6 +58,14 @@ test('the Chinese page shows no English sentence through a session, the wrong co
   await page.getByTestId('check-consumer').selectOption('dedupe_only');
   await page.getByTestId('check-run').click();
   await expect(page.getByTestId('check-result')).toHaveAttribute('data-verdict', 'violated', SEARCH);
+  await check();
+  // The interleavings recorded on PostgreSQL: the table, a lock wait, and an order SQLite's writer forbids.
+  await page.locator('[data-testid=pg-panel] summary').click();
+  await page.getByTestId('pg-cell-inbox-conflict-protocol-read-committed').click();
+  await expect(page.locator('.pg-line.waiting')).toHaveCount(1);
+  await check();
+  await page.getByTestId('pg-cell-double-apply-wrong-sqlite').click();
+  await expect(page.locator('.pg-line.cannot')).toHaveCount(1);
   await check();
   expect([...new Set(seen)]).toEqual([]);
 });

@@ -20,7 +20,9 @@ for (const [lang, width] of [['en', 1280], ['zh', 390]]) {
     await expect(page.getByTestId('pg-table')).toBeVisible();
     expect(await fetched()).toBe(true);
     // It says where the runs come from: a real server, named, recorded and shown, not run here.
-    await expect(panel).toContainText(recording.postgresql);
+    const version = recording.postgresql.split(' ')[0];
+    await expect(panel.locator('.note').first())
+      .toContainText(lang === 'zh' ? `PostgreSQL 服务器（${version}）` : `PostgreSQL server (${version})`);
     await expect(panel).toContainText(lang === 'zh' ? '这里只是展示，并不运行' : 'are shown here, not run');
     // Every cell as recorded, in the page's words.
     expect(recording.rows.length).toBe(9);
@@ -38,7 +40,7 @@ for (const [lang, width] of [['en', 1280], ['zh', 390]]) {
     await mark.click();
     await expect(mark).toHaveAttribute('aria-pressed', 'true');
     const broken = recorded('mark-by-predicate-wrong', 'read-committed');
-    await expect(lanes.locator('.pg-line strong')).toHaveText(broken.run.lines.map((l) => l.step));
+    await expect(lanes.locator(".pg-line strong")).toHaveText(broken.run.lines.map((l) => l.step));
     await expect(lanes.locator('li.breaks')).toContainText(broken.run.check.no_loss);
     await expect(lanes.locator('figcaption')).toContainText(lang === 'zh' ? 'READ COMMITTED' : 'on READ COMMITTED');
     // A step that waited for a lock, then answered: the inbox's second receiver under READ COMMITTED.

@@ -173,6 +173,16 @@ pub const KEPT: &[&str] = &[
     "rule_answers",
     "outbox_insert",
     "effect_insert",
+    // The panel On PostgreSQL: the server, its isolation levels, the inbox's ON CONFLICT and the hazards' words.
+    "PostgreSQL",
+    "READ",
+    "COMMITTED",
+    "REPEATABLE",
+    "SERIALIZABLE",
+    "ON",
+    "CONFLICT",
+    "max",
+    "worker",
     // SQL a rule is written in (the editor's examples and the rule's words).
     "SELECT",
     "FROM",

@@ -165,16 +165,16 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
             "--all runs on SQLite and PostgreSQL: --store must be postgres or a postgres:// URL, got `{store}`"
         ));
     }
+    if outbox_core::real::parse_only() {
+        return Ok(());
+    }
     if let Some(path) = f.record {
-        // Said before the runs, not after a minute of them.
+        // Said before the runs, not after them.
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(|e| format!("cannot write {path}: {e}"))?;
-    }
-    if outbox_core::real::parse_only() {
-        return Ok(());
     }
     let target = outbox_core::protocol::pg::server::Target::from_flag_for_specs(store)?;
     let timeout = f.timeout.unwrap_or(Duration::from_secs(60));

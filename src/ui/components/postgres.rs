@@ -51,6 +51,7 @@ pub fn OnPostgres() -> Html {
     let status = use_state(|| Status::Closed);
     // The cell picked: its row and column; by default the first that breaks.
     let picked = use_state(|| None::<(usize, usize)>);
+    // Fetched the first time the details open.
     let ontoggle = {
         let status = status.clone();
         Callback::from(move |e: Event| {
@@ -154,7 +155,11 @@ fn ready(doc: &Value, lang: Lang, picked: &UseStateHandle<Option<(usize, usize)>
     let shown = chosen.and_then(|(r, c)| Some((rows.get(r)?, rows.get(r)?["cells"].get(c)?)));
     html! {
         <>
-            <p class="note">{ fill(w(doc, lang, "note"), &[text(&table["postgresql"]), text(&table["sqlite"])]) }</p>
+            // The version's number: the rest (a distribution's build) is not a word the page translates.
+            <p class="note">{ fill(w(doc, lang, "note"), &[
+                text(&table["postgresql"]).split_whitespace().next().unwrap_or(""),
+                text(&table["sqlite"]),
+            ]) }</p>
             <div class="table-wrap">
                 <table data-testid="pg-table">
                     <thead><tr><th scope="col">{ w(doc, lang, "hazard") }</th>{ head }</tr></thead>
@@ -207,43 +212,39 @@ fn lanes(
             let step = text(&line["step"]);
             // A row each: a line's height is its time, and no two steps look simultaneous.
             let at = format!("grid-column: {}; grid-row: {}", lane(session), i + 2);
-            let who = html! { <span class="who">{ format!("{session} · ") }</span> };
-            match text(&line["line"]) {
-                "step" => match line["answer"].as_str() {
-                    Some(answer) => html! {
-                        <div class="pg-line" style={at}>{ who }<strong>{ step }</strong>
-                            <pre>{ text(&line["sql"]) }</pre>
-                            if !answer.is_empty() { <pre class="answer">{ answer }</pre> }
-                        </div>
-                    },
-                    None => html! {
-                        <div class="pg-line waiting" style={at}>{ who }<strong>{ step }</strong>
-                            <pre>{ text(&line["sql"]) }</pre>
-                            <p>{ w(doc, lang, "waiting") }</p>
-                        </div>
-                    },
-                },
-                "completed" => html! {
-                    <div class="pg-line" style={at}>{ who }<strong>{ step }</strong>
-                        <p>{ w(doc, lang, "completed") }</p>
-                        <pre class="answer">{ text(&line["answer"]) }</pre>
-                    </div>
-                },
-                _ => html! {
-                    <div class="pg-line cannot" style={at}>{ who }<strong>{ step }</strong>
-                        <p>{ w(doc, lang, "cannot") }</p>
-                    </div>
-                },
+            // What the line says: its kind, its SQL, the note over its answer, and the answer.
+            let (kind, sql, note, answer) = match (text(&line["line"]), line["answer"].as_str()) {
+                ("step", Some(answer)) => ("pg-line", Some(&line["sql"]), None, Some(answer)),
+                ("step", None) => ("pg-line waiting", Some(&line["sql"]), Some("waiting"), None),
+                ("completed", answer) => ("pg-line", None, Some("completed"), answer),
+                _ => ("pg-line cannot", None, Some("cannot"), None),
+            };
+            html! {
+                <div class={kind} style={at}>
+                    <span class="who">{ format!("{session} · ") }</span><strong><code>{ step }</code></strong>
+                    if let Some(sql) = sql { <pre>{ text(sql) }</pre> }
+                    if let Some(note) = note { <p>{ w(doc, lang, note) }</p> }
+                    if let Some(answer) = answer.filter(|a| !a.is_empty()) { <pre class="answer">{ answer }</pre> }
+                </div>
             }
         })
         .collect::<Html>();
     let check = &run["check"];
-    let property = |key: &str| match check[key].as_str() {
-        None => html! { <li><code>{ key }</code>{ " " }{ w(doc, lang, "prop.holds") }</li> },
-        Some(why) => html! {
-            <li class="breaks"><code>{ key }</code>{ " " }{ w(doc, lang, "prop.breaks") }{ " " }
-                <code lang="en">{ why }</code></li>
-        },
+    let property = |key: &str| {
+        let why = check[key].as_str();
+        let said = w(
+            doc,
+            lang,
+            if why.is_some() {
+                "prop.breaks"
+            } else {
+                "prop.holds"
+            },
+        );
+        html! {
+            <li class={why.map(|_| "breaks")}><code>{ key }</code>{ " " }{ said }
+                if let Some(why) = why { { " " }<code lang="en">{ why }</code> }</li>
+        }
     };
     let cannot = cell["cannot"].as_u64().unwrap_or(0);
     html! {
