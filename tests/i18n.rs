@@ -180,3 +180,53 @@ fn the_chinese_page_uses_one_word_per_concept() {
         .collect();
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// The panel On PostgreSQL's words (`src/i18n/postgres.json`, fetched with the recording): every key it names,
+/// and every key it builds from the recording (a column, a verdict, a hazard and its form), in both languages.
+#[test]
+fn every_word_the_postgresql_panel_asks_for_exists_in_both_languages() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(root.join(path)).unwrap()).unwrap()
+    };
+    let words = read("src/i18n/postgres.json");
+    let recording = read("specs/isolation/interleavings.json");
+    let code = std::fs::read_to_string(root.join("src/ui/components/postgres.rs")).unwrap();
+    let mut used: BTreeSet<String> = code
+        .match_indices("w(doc, lang, \"")
+        .filter_map(|(i, p)| {
+            let rest = &code[i + p.len()..];
+            rest.find('"').map(|end| rest[..end].to_owned())
+        })
+        .collect();
+    used.extend(
+        [
+            "waiting",
+            "completed",
+            "cannot",
+            "prop.holds",
+            "prop.breaks",
+        ]
+        .map(String::from),
+    );
+    for row in recording["rows"].as_array().unwrap() {
+        let (hazard, form) = row["hazard"].as_str().unwrap().rsplit_once('-').unwrap();
+        used.insert(hazard.to_owned());
+        used.insert(format!("form.{form}"));
+        for cell in row["cells"].as_array().unwrap() {
+            used.insert(format!("col.{}", cell["column"].as_str().unwrap()));
+            used.insert(cell["verdict"].as_str().unwrap().to_owned());
+        }
+    }
+    assert!(used.len() > 20, "the scan found the panel's keys: {used:?}");
+    for lang in ["en", "zh"] {
+        let missing: Vec<_> = used
+            .iter()
+            .filter(|k| words[lang][k.as_str()].as_str().is_none_or(str::is_empty))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{lang}: words the panel asks for, not in postgres.json: {missing:?}"
+        );
+    }
+}
