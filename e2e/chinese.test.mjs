@@ -2,7 +2,7 @@
 // restart, the wrong control and its broken invariant, a consumer switch, the checker's counterexample and its
 // explanation — and every Latin word the page shows (its text, titles and labels) is one of the identifiers the
 // article keeps in English (`core/src/lang/glossary.rs`'s KEPT). The SQL as it ran, the rule's editor, and the
-// interleavings' statements, answers and step names are code, and are left out.
+// interleavings' statements, answers and step names are code, and are left out; what their checks found is not.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, ROOT } from './fixtures.mjs';
@@ -20,7 +20,7 @@ function english(page) {
         if (word.length > 1 && !kept.includes(word)) out.push(`${word} in ${where}: ${text.trim().slice(0, 120)}`);
       }
     };
-    const code = 'script, style, textarea, .rule-edit, ol.statements, .pg pre, .pg code';
+    const code = 'script, style, textarea, .rule-edit, ol.statements, .pg pre, .pg strong code';
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const el = walker.currentNode.parentElement;
@@ -65,7 +65,14 @@ test('the Chinese page shows no English sentence through a session, the wrong co
   await expect(page.locator('.pg-line.waiting')).toHaveCount(1);
   await check();
   await page.getByTestId('pg-cell-double-apply-wrong-sqlite').click();
-  await expect(page.locator('.pg-line.cannot')).toHaveCount(1);
+  await expect(page.getByTestId('pg-permutation')).toContainText('在这里不可能发生');
+  await check();
+  // What broke, in Chinese: the consumer's invariant (two effects) and no_loss (a row marked sent, not sent).
+  await page.getByTestId('pg-cell-double-apply-wrong-read-committed').click();
+  await expect(page.locator('.pg li.breaks')).toContainText('事件 A3 有不止一条执行记录');
+  await check();
+  await page.getByTestId('pg-cell-late-commit-wrong-read-committed').click();
+  await expect(page.locator('.pg li.breaks')).toContainText('A1 已标为 accepted，但 inbox 里没有它');
   await check();
   expect([...new Set(seen)]).toEqual([]);
 });

@@ -154,6 +154,17 @@ fn the_chinese_page_uses_one_word_per_concept() {
         .into_iter()
         .map(|(k, v)| (format!("zh.json {k}"), v))
         .collect();
+    // The panel On PostgreSQL's words, fetched with its recording.
+    let panel: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("src/i18n/postgres.json")).unwrap(),
+    )
+    .unwrap();
+    for (k, v) in panel["zh"].as_object().unwrap() {
+        texts.push((
+            format!("postgres.json {k}"),
+            v.as_str().unwrap_or("").to_owned(),
+        ));
+    }
     fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();

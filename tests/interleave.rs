@@ -201,7 +201,7 @@ fn the_hazards_table_breaks_each_wrong_form_where_the_record_says_and_the_kept_r
     let read = |path: &std::path::Path| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
-    let mut table = read(&fresh);
+    let table = read(&fresh);
     let _ = std::fs::remove_file(&fresh);
     let verdicts = |row: &serde_json::Value| -> Vec<String> {
         row["cells"]
@@ -282,12 +282,35 @@ fn the_hazards_table_breaks_each_wrong_form_where_the_record_says_and_the_kept_r
     );
     assert!(lines("serializable").contains("could not serialize access"));
     // What the page shows is what the server answers today (its version aside, said if it differs).
-    let mut kept = read(std::path::Path::new(KEPT));
-    let versions = (kept["postgresql"].take(), table["postgresql"].take());
-    assert_eq!(
-        kept, table,
-        "specs/isolation/interleavings.json (recorded on {}) differs from today's run (on {}): record it again with \
-         `experiments interleave --all --store postgres --record specs/isolation/interleavings.json`",
+    let kept = read(std::path::Path::new(KEPT));
+    let versions = (&kept["postgresql"], &table["postgresql"]);
+    let cells = |t: &serde_json::Value| -> Vec<(String, serde_json::Value)> {
+        let rows = t["rows"].as_array().cloned().unwrap_or_default();
+        rows.iter()
+            .flat_map(|r| {
+                let hazard = r["hazard"].as_str().unwrap_or("").to_owned();
+                let head = serde_json::json!([r["title"], r["sessions"]]);
+                let cells = r["cells"].as_array().cloned().unwrap_or_default();
+                std::iter::once((hazard.clone(), head)).chain(cells.into_iter().map(move |c| {
+                    (
+                        format!("{hazard} on {}", c["column"].as_str().unwrap_or("")),
+                        c,
+                    )
+                }))
+            })
+            .collect()
+    };
+    let (before, now) = (cells(&kept), cells(&table));
+    let differs: Vec<&String> = before
+        .iter()
+        .zip(&now)
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| &a.0)
+        .collect();
+    assert!(
+        differs.is_empty() && before.len() == now.len() && kept["sqlite"] == table["sqlite"],
+        "specs/isolation/interleavings.json (recorded on {}) differs from today's run (on {}) in {differs:?}: \
+         record it again with `experiments interleave --all --store postgres --record specs/isolation/interleavings.json`",
         versions.0, versions.1
     );
 }
@@ -325,4 +348,63 @@ fn on_sqlite_a_step_that_needs_the_writer_waits_and_an_order_the_writer_forbids_
         2,
         "{out}"
     );
+}
+
+#[test]
+fn an_order_only_a_later_step_could_free_is_said_at_once_but_a_lock_timeout_is_waited_for() {
+    let url = url();
+    let dir = std::env::temp_dir().join(format!("outbox-specs-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two sessions wait on a third, which is idle: the first's next step cannot run in this order.
+    let chain = dir.join("chain.spec");
+    std::fs::write(
+        &chain,
+        "setup { CREATE TABLE r (i int); INSERT INTO r VALUES (1); }\nteardown { DROP TABLE r; }\n\
+         session c\nstep c_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep c_end { COMMIT; }\n\
+         session a\nstep a_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep a_end { COMMIT; }\n\
+         session b\nstep b_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep b_end { COMMIT; }\n\
+         permutation c_lock a_lock b_lock a_end c_end b_end\npermutation c_lock a_lock c_end a_end b_lock b_end\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, out, err) = ours(&[
+        chain.to_str().unwrap(),
+        "--store",
+        &url,
+        "--step-timeout",
+        "30",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "said at once, not after the step timeout: {out}"
+    );
+    assert!(out.contains("step a_end: cannot run: session a still waits on a lock that this permutation frees only later"), "{out}");
+    // The next permutation starts from its setup, and runs whole: a waits, then completes once c commits.
+    let second = &out[out.rfind("starting permutation").unwrap()..];
+    assert!(
+        second.contains("<waiting ...>") && second.contains("step a_lock: <... completed>"),
+        "{second}"
+    );
+    assert!(!second.contains("cannot run"), "{second}");
+    // A session with a lock timeout is freed by it: the tester waits, and so does the runner.
+    let timeout = dir.join("timeout.spec");
+    std::fs::write(
+        &timeout,
+        "setup { CREATE TABLE r (i int); INSERT INTO r VALUES (1); }\nteardown { DROP TABLE r; }\n\
+         session c\nstep c_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep c_end { COMMIT; }\n\
+         session a\nsetup { SET lock_timeout = '300ms'; }\nstep a_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep a_end { COMMIT; }\n\
+         permutation c_lock a_lock a_end c_end\n",
+    )
+    .unwrap();
+    let (code, out, err) = ours(&[timeout.to_str().unwrap(), "--store", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "step a_lock: <... completed>\nERROR:  canceling statement due to lock timeout"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("cannot run"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -291,23 +291,59 @@ fn statements(
     from: usize,
     mut so_far: Answer,
 ) -> Now {
-    for (at, statement) in split(sql).into_iter().enumerate().skip(from) {
-        match statement_answer(session, sequences, &statement) {
+    let all = split(sql);
+    // Several statements outside a transaction are one implicit transaction on PostgreSQL: an error undoes
+    // the block. The same here, its write lock taken first, as every transaction here takes it.
+    let implicit = from == 0
+        && all.len() > 1
+        && session.conn.is_autocommit()
+        && !all.iter().any(|s| controls_transaction(s));
+    if implicit {
+        if let Err(e) = session.conn.execute_batch("BEGIN IMMEDIATE") {
+            if busy(&e) {
+                return Now::Waiting { at: 0, so_far };
+            }
+            so_far.error = Some(format!("ERROR:  {}", message(&e)));
+            return Now::Answered(so_far);
+        }
+    }
+    for (at, statement) in all.iter().enumerate().skip(from) {
+        match statement_answer(session, sequences, statement) {
             Ok(Some(set)) => so_far.sets.push(set),
             Ok(None) => {}
+            // Not in an implicit transaction: it holds the write lock from its start.
             Err(e) if busy(&e) => return Now::Waiting { at, so_far },
             Err(e) => {
                 so_far.error = Some(format!("ERROR:  {}", message(&e)));
                 // The error ends its transaction, as on PostgreSQL; the block's other statements are not run.
                 if !session.conn.is_autocommit() {
                     let _ = session.conn.execute_batch("ROLLBACK");
-                    session.aborted = true;
+                    session.aborted = !implicit;
                 }
-                break;
+                return Now::Answered(so_far);
             }
         }
     }
+    if implicit {
+        if let Err(e) = session.conn.execute_batch("COMMIT") {
+            so_far.error = Some(format!("ERROR:  {}", message(&e)));
+            let _ = session.conn.execute_batch("ROLLBACK");
+        }
+    }
     Now::Answered(so_far)
+}
+
+/// Whether a statement begins or ends a transaction, or works on savepoints.
+fn controls_transaction(statement: &str) -> bool {
+    let first = statement
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(
+        first.as_str(),
+        "BEGIN" | "START" | "COMMIT" | "END" | "ROLLBACK" | "ABORT" | "SAVEPOINT" | "RELEASE"
+    )
 }
 
 fn busy(e: &rusqlite::Error) -> bool {
@@ -322,6 +358,57 @@ fn message(e: &rusqlite::Error) -> String {
     }
 }
 
+/// `CREATE SEQUENCE [IF NOT EXISTS] name` or `DROP SEQUENCE [IF EXISTS] name, …` (`rest`: the words after
+/// `SEQUENCE`), answered as PostgreSQL answers; options are refused. Not undone by a rollback, unlike
+/// PostgreSQL's (only `nextval` is outside transactions there).
+fn sequence(
+    rest: &[String],
+    create: bool,
+    sequences: &Sequences,
+) -> Result<Option<ResultSet>, String> {
+    let guarded = if create {
+        ["IF", "NOT", "EXISTS"].as_slice()
+    } else {
+        ["IF", "EXISTS"].as_slice()
+    };
+    let lenient = rest.len() > guarded.len() && rest.iter().zip(guarded).all(|(w, g)| w == g);
+    let names = if lenient {
+        &rest[guarded.len()..]
+    } else {
+        rest
+    };
+    let names: Vec<String> = names
+        .join(" ")
+        .split(',')
+        .map(|n| n.trim().trim_matches('"').to_lowercase())
+        .collect();
+    let bad = |n: &String| n.is_empty() || n.contains(char::is_whitespace);
+    if names.iter().any(bad) || (create && names.len() != 1) {
+        return Err(format!(
+            "{} SEQUENCE takes {} here, without options",
+            if create { "CREATE" } else { "DROP" },
+            if create { "one name" } else { "names" }
+        ));
+    }
+    let mut all = sequences.lock().unwrap_or_else(|e| e.into_inner());
+    for name in names {
+        match (create, all.contains_key(&name)) {
+            (true, true) if !lenient => return Err(format!("relation \"{name}\" already exists")),
+            (true, false) => {
+                all.insert(name, 0);
+            }
+            (false, false) if !lenient => {
+                return Err(format!("sequence \"{name}\" does not exist"))
+            }
+            (false, true) => {
+                all.remove(&name);
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
 /// One statement's answer: its rows, when it has columns.
 fn statement_answer(
     session: &mut Session,
@@ -333,30 +420,39 @@ fn statement_answer(
         .map(|w| w.to_ascii_uppercase())
         .collect();
     let word = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+    let refused =
+        |m: String| rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_ERROR), Some(m));
+    let in_transaction = !session.conn.is_autocommit();
+    match (word(0), word(1)) {
+        ("SAVEPOINT" | "RELEASE", _) | ("ROLLBACK", "TO") => {
+            return Err(refused(
+                "savepoints are not supported on SQLite here".into(),
+            ))
+        }
+        _ => {}
+    }
     let ends = matches!(word(0), "COMMIT" | "ROLLBACK" | "END" | "ABORT");
     if session.aborted {
         if ends {
             session.aborted = false;
             return Ok(None);
         }
-        return Err(rusqlite::Error::SqliteFailure(
-            ffi::Error::new(ffi::SQLITE_ERROR),
-            Some(ABORTED["ERROR:  ".len()..].to_owned()),
-        ));
+        return Err(refused(ABORTED["ERROR:  ".len()..].to_owned()));
     }
-    let all = || sequences.lock().unwrap_or_else(|e| e.into_inner());
     match (word(0), word(1)) {
+        // PostgreSQL only warns of a BEGIN inside a transaction, or an end outside one.
+        ("BEGIN" | "START", _) if in_transaction => return Ok(None),
         ("BEGIN" | "START", _) => {
             session.conn.execute_batch("BEGIN IMMEDIATE")?;
             return Ok(None);
         }
-        ("CREATE", "SEQUENCE") => {
-            all().insert(words.last().cloned().unwrap_or_default().to_lowercase(), 0);
+        ("COMMIT" | "ROLLBACK" | "END" | "ABORT", _) if !in_transaction => return Ok(None),
+        ("ABORT", _) => {
+            session.conn.execute_batch("ROLLBACK")?;
             return Ok(None);
         }
-        ("DROP", "SEQUENCE") => {
-            all().remove(&words.last().cloned().unwrap_or_default().to_lowercase());
-            return Ok(None);
+        ("CREATE" | "DROP", "SEQUENCE") => {
+            return sequence(&words[2..], word(0) == "CREATE", sequences).map_err(refused)
         }
         _ => {}
     }
@@ -427,6 +523,49 @@ fn split(sql: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    /// What a spec prints on SQLite.
+    fn printed(spec: &str) -> String {
+        let spec = super::super::parse(spec).unwrap();
+        let mut out = Vec::new();
+        super::run_spec(&spec, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn postgresqls_words_for_sequences_transactions_and_errors() {
+        let out = printed(
+            "setup { CREATE TABLE t (i integer); CREATE SEQUENCE s; }\n\
+             teardown { DROP TABLE t; DROP SEQUENCE s; }\n\
+             session a\n\
+             step twice { CREATE SEQUENCE s; }\n\
+             step missing { DROP SEQUENCE nothing; }\n\
+             step options { CREATE SEQUENCE u START 100; }\n\
+             step next { SELECT nextval('s') AS n; }\n\
+             step block { INSERT INTO t VALUES (1); INSERT INTO nowhere VALUES (1); }\n\
+             step begin { BEGIN; BEGIN; INSERT INTO t VALUES (2); }\n\
+             step failed { SELECT missing FROM t; }\n\
+             step after { SELECT 1 AS one; }\n\
+             step commit { COMMIT; COMMIT; SELECT count(*) AS rows FROM t; }\n\
+             step savepoint { SAVEPOINT p; }\n",
+        );
+        for line in [
+            "step twice: CREATE SEQUENCE s;\nERROR:  relation \"s\" already exists\n",
+            "ERROR:  sequence \"nothing\" does not exist\n",
+            "ERROR:  CREATE SEQUENCE takes one name here, without options\n",
+            "n\n-\n1\n(1 row)\n",
+            // Two statements outside a transaction are one: the error undoes the first.
+            "ERROR:  no such table: nowhere\n",
+            // A second BEGIN is a warning only; the error ends the transaction; what follows is refused until
+            // its end, which rolls back; a COMMIT outside a transaction is a warning only.
+            "step begin: BEGIN; BEGIN; INSERT INTO t VALUES (2);\nstep failed",
+            "step after: SELECT 1 AS one;\nERROR:  current transaction is aborted, commands ignored until end of transaction block\n",
+            "rows\n----\n   0\n(1 row)\n",
+            "ERROR:  savepoints are not supported on SQLite here\n",
+        ] {
+            assert!(out.contains(line), "{line:?} not in:\n{out}");
+        }
+    }
+
     #[test]
     fn a_block_splits_at_semicolons_outside_quotes_and_comments() {
         assert_eq!(

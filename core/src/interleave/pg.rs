@@ -218,6 +218,7 @@ fn run_sessions(
         pids: &pids,
         watch,
         timeout,
+        forever: vec![true; spec.sessions.len()],
     };
     let result = spec
         .permutations()
@@ -238,6 +239,9 @@ struct Runner<'a> {
     pids: &'a [i32],
     watch: &'a mut Client,
     timeout: Duration,
+    /// Per session: whether a lock wait of its lasts until the lock is freed (no `lock_timeout` nor
+    /// `statement_timeout` set), read after its setup.
+    forever: Vec<bool>,
 }
 
 /// How a step sent to its session stands.
@@ -305,6 +309,18 @@ impl Runner<'_> {
                 out.block(&answer);
             }
         }
+        for i in 0..self.conns.len() {
+            let answer = self.ask(
+                i,
+                "SELECT current_setting('lock_timeout') = '0' AND current_setting('statement_timeout') = '0'",
+            )?;
+            self.forever[i] = answer
+                .sets
+                .first()
+                .and_then(|s| s.rows.first())
+                .and_then(|r| r[0].as_deref())
+                == Some("t");
+        }
         // The steps waiting for a lock, in the order they began to wait.
         let mut waiting: Vec<(usize, &Step)> = Vec::new();
         for name in steps {
@@ -312,16 +328,17 @@ impl Runner<'_> {
             // The session is still waiting on an earlier step: that step must answer first.
             if let Some(at) = waiting.iter().position(|(s, _)| *s == session) {
                 let (_, earlier) = waiting.remove(at);
-                // Blocked while every other session is idle: only a later step can free it, and this order
-                // cannot happen (the tester would wait out its timeout). With another session waiting too, a
+                // Blocked by sessions that are idle: only a later step can free it, and this order cannot
+                // happen (the tester would wait out its timeout). Blocked by a session that waits too, a
                 // deadlock may yet free it: waited for, as the tester does.
                 let answer = match self.settle(session, earlier)? {
-                    Now::Waiting if waiting.is_empty() => {
+                    Now::Waiting if self.freed_only_later(session, &waiting)? => {
                         let who = self.conns[session].name.clone();
                         out.cannot(&who, step, &format!(
                             "session {who} still waits on a lock that this permutation frees only later"
                         ));
-                        return self.abandon(session, out);
+                        waiting.push((session, earlier));
+                        return self.abandon(&waiting, out);
                     }
                     Now::Waiting => self.wait(session, earlier)?,
                     Now::Answered(answer) => answer,
@@ -350,36 +367,59 @@ impl Runner<'_> {
             // What this step released: each waiting step that has answered, in order.
             waiting = self.released(waiting, out)?;
         }
-        if let [(s, w)] = waiting[..] {
-            // The last step waiting, on an idle session: nothing left in the permutation frees it.
-            match self.settle(s, w)? {
-                Now::Waiting => {
+        // The steps still waiting when the permutation ends, in order: each answers, or waits on sessions that
+        // are idle and that nothing left in the permutation frees.
+        while let Some(&(s, w)) = waiting.first() {
+            let answer = match self.settle(s, w)? {
+                Now::Answered(answer) => answer,
+                Now::Waiting if self.freed_only_later(s, &waiting[1..])? => {
                     let who = self.conns[s].name.clone();
                     out.cannot(
                         &who,
                         w,
                         &format!("session {who} still waits on a lock when the permutation ends"),
                     );
-                    return self.abandon(s, out);
+                    return self.abandon(&waiting, out);
                 }
-                Now::Answered(answer) => out.completed(&self.conns[s].name, w, &answer),
-            }
-            waiting.clear();
-        }
-        for (s, w) in std::mem::take(&mut waiting) {
-            let answer = self.wait(s, w)?;
+                Now::Waiting => self.wait(s, w)?,
+            };
             out.completed(&self.conns[s].name, w, &answer);
+            waiting.remove(0);
+            waiting = self.released(waiting, out)?;
         }
         self.check(out)?;
         self.teardowns(out)
     }
 
-    /// Ends a permutation that cannot go on: the waiting step cancelled, every session's transaction rolled back,
-    /// no check, then the teardowns, so that the next permutation starts from its setup.
-    fn abandon(&mut self, session: usize, out: &mut Transcript<'_>) -> Result<(), Stopped> {
-        let _ = self.conns[session].cancel.cancel_query(postgres::NoTls);
-        let what = format!("session {}'s cancelled step", self.conns[session].name);
-        self.answer_within(session, &what)?;
+    /// Whether session `i`'s wait can end only by a later step: it waits without a timeout, and every session
+    /// holding what it waits for is one of the spec's, idle (not among the `others` waiting).
+    fn freed_only_later(&mut self, i: usize, others: &[(usize, &Step)]) -> Result<bool, Stopped> {
+        if !self.forever[i] {
+            return Ok(false);
+        }
+        let blockers: Vec<i32> = self
+            .watch
+            .query_one("SELECT pg_catalog.pg_blocking_pids($1)", &[&self.pids[i]])
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| Stopped(format!("the lock watch failed: {}", db_message(&e))))?;
+        let waits = |pid: &i32| others.iter().any(|(s, _)| self.pids[*s] == *pid);
+        Ok(!blockers.is_empty() && blockers.iter().all(|b| self.pids.contains(b) && !waits(b)))
+    }
+
+    /// Ends a permutation that cannot go on: the waiting steps cancelled, every session's transaction rolled
+    /// back, no check, then the teardowns, so that the next permutation starts from its setup.
+    fn abandon(
+        &mut self,
+        waiting: &[(usize, &Step)],
+        out: &mut Transcript<'_>,
+    ) -> Result<(), Stopped> {
+        for &(s, _) in waiting {
+            let _ = self.conns[s].cancel.cancel_query(postgres::NoTls);
+        }
+        for &(s, _) in waiting {
+            let what = format!("session {}'s cancelled step", self.conns[s].name);
+            self.answer_within(s, &what)?;
+        }
         for i in 0..self.conns.len() {
             self.ask(i, "ROLLBACK")?;
         }

@@ -1,7 +1,7 @@
 //! `interleave --all`: every hazard spec on SQLite and at each of PostgreSQL's isolation levels, as one table of
-//! verdicts. A cell holds when no permutation's end state breaks a property, and breaks with the first that does.
-//! The document (`--json`, `--record FILE`) keeps, for each cell, one permutation's run to draw: the one that
-//! breaks, else the spec's last (each hazard spec lists its telling interleaving last).
+//! verdicts. A cell breaks with the first permutation whose end state breaks a property, holds when every end
+//! state checked holds, and is unchecked when none was. The document (`--json`, `--record FILE`) keeps, for each
+//! cell, one permutation's run to draw ([`cell`]).
 
 use super::run::Permutation;
 use serde::Serialize;
@@ -11,6 +11,9 @@ words! {
     pub enum Verdict {
         Holds = "holds",
         Breaks = "breaks",
+        /// No permutation's end state was checked: the spec's tables are not the protocol's, or no order ran
+        /// to its end on this store.
+        Unchecked = "unchecked",
     }
 }
 
@@ -52,19 +55,22 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// A cell from a spec's permutations on one store or level.
+/// A cell from a spec's permutations on one store or level. The permutation drawn is the first that breaks,
+/// else the last whose end state was checked, else the last.
 pub fn cell(column: &str, runs: Vec<Permutation>) -> Option<Cell> {
     let permutations = runs.len();
     let cannot = runs.iter().filter(|p| p.stopped()).count();
     let breaking = runs.iter().position(Permutation::breaks);
-    let shown = breaking.unwrap_or(permutations.checked_sub(1)?);
+    let checked = runs.iter().rposition(|p| p.check.is_some());
+    let verdict = match (breaking, checked) {
+        (Some(_), _) => Verdict::Breaks,
+        (None, Some(_)) => Verdict::Holds,
+        (None, None) => Verdict::Unchecked,
+    };
+    let shown = breaking.or(checked).unwrap_or(permutations.checked_sub(1)?);
     Some(Cell {
         column: column.to_owned(),
-        verdict: if breaking.is_some() {
-            Verdict::Breaks
-        } else {
-            Verdict::Holds
-        },
+        verdict,
         permutations,
         cannot,
         shown: shown + 1,
@@ -107,8 +113,8 @@ impl Table {
             let mut line = format!("{:width$}", row.hazard);
             for cell in &row.cells {
                 let said = match cell.verdict {
-                    Verdict::Holds => "holds".to_owned(),
                     Verdict::Breaks => format!("breaks (#{})", cell.shown),
+                    other => other.to_string(),
                 };
                 line.push_str(&format!("  {said:<16}"));
             }

@@ -182,7 +182,6 @@ pub const KEPT: &[&str] = &[
     "ON",
     "CONFLICT",
     "max",
-    "worker",
     // SQL a rule is written in (the editor's examples and the rule's words).
     "SELECT",
     "FROM",

@@ -5,7 +5,7 @@
 //! by the build and fetched as the panel opens: not in the first load, and never run in the page.
 
 use super::level::fetch;
-use crate::ui::i18n::{fill, t, Lang};
+use crate::ui::i18n::{fill, message, t, Lang};
 use crate::ui::Ctx;
 use serde_json::Value;
 use std::rc::Rc;
@@ -230,8 +230,12 @@ fn lanes(
         })
         .collect::<Html>();
     let check = &run["check"];
+    // What broke, in the page's language: each of the check's parts as the badge's own refusals are read.
     let property = |key: &str| {
-        let why = check[key].as_str();
+        let why = check[key].as_str().map(|why| {
+            let parts: Vec<String> = why.split("; ").map(|p| message(lang, p)).collect();
+            parts.join(if lang == Lang::Zh { "；" } else { "; " })
+        });
         let said = w(
             doc,
             lang,
@@ -242,8 +246,8 @@ fn lanes(
             },
         );
         html! {
-            <li class={why.map(|_| "breaks")}><code>{ key }</code>{ " " }{ said }
-                if let Some(why) = why { { " " }<code lang="en">{ why }</code> }</li>
+            <li class={why.is_some().then_some("breaks")}><code>{ key }</code>{ " " }{ said }
+                if let Some(why) = why { { if lang == Lang::Zh { "" } else { " " } }{ why } }</li>
         }
     };
     let cannot = cell["cannot"].as_u64().unwrap_or(0);
