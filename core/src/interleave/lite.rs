@@ -4,31 +4,29 @@
 //! `<waiting ...>`, as PostgreSQL's lock wait is, and tried again, from the statement that was busy, after each
 //! step that follows; `<... completed>` when it gets through.
 //!
-//! What a spec written for PostgreSQL needs to mean the same here, and nothing more:
+//! What a spec written for PostgreSQL needs to mean the same here, and nothing more (`docs/postgres.md` lists
+//! it; the statements' side is `lite_sql.rs`):
 //! - `BEGIN` is `BEGIN IMMEDIATE`: every transaction takes the write lock first, as the protocol's do on SQLite.
-//! - An error ends the transaction it is in, as on PostgreSQL: the statements after it in the transaction are
-//!   refused with PostgreSQL's words, and its `COMMIT` rolls back.
-//! - `CREATE SEQUENCE name`, `DROP SEQUENCE [IF EXISTS] name` and `nextval('name')` are counters outside any
-//!   transaction, as PostgreSQL's sequences are; `pg_advisory_xact_lock(key)` does nothing, as the writer's lock
-//!   already excludes every other writer.
+//! - Several statements outside a transaction are one; an error ends the transaction it is in, as on
+//!   PostgreSQL: the statements after it in the transaction are refused with PostgreSQL's words, and its
+//!   `COMMIT` rolls back.
+//! - Sequences are counters outside any transaction, as PostgreSQL's are; `pg_advisory_xact_lock(key)` does
+//!   nothing, as the writer's lock already excludes every other writer.
 //!
 //! A step whose session still waits when the permutation asks for its next one cannot run in that order here:
 //! the writer it waits for is freed only by a later step. The permutation stops there, says so, and is not
 //! checked.
 
+use super::lite_sql::{controls_transaction, result_set, sequence, shims, split, Sequences};
 use super::print::ResultSet;
 use super::run::{Answer, Permutation, Transcript};
 use super::{check, Spec, Step};
 use rusqlite::{ffi, Connection, ErrorCode};
-use std::collections::HashMap;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 /// Why a run stopped before its end (exit 2 in the CLI).
 #[derive(Debug)]
 pub struct Stopped(pub String);
-
-type Sequences = Arc<Mutex<HashMap<String, i64>>>;
 
 /// A session's connection and what its transaction has come to.
 struct Session {
@@ -54,7 +52,7 @@ const ABORTED: &str =
 pub fn run_spec(spec: &Spec, out: &mut dyn Write) -> Result<Vec<Permutation>, Stopped> {
     let dir = Scratch::new().map_err(|e| Stopped(format!("a temporary directory: {e}")))?;
     let path = dir.0.join("spec.db");
-    let sequences: Sequences = Arc::default();
+    let sequences = Sequences::default();
     let open = || -> Result<Session, Stopped> {
         let conn = Connection::open(&path).map_err(|e| Stopped(format!("SQLite: {e}")))?;
         // Busy is answered at once (rusqlite would wait 5 s): the runner, not SQLite, waits.
@@ -115,29 +113,6 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// PostgreSQL's functions a spec may call, as SQLite functions (see the module's comment).
-fn shims(conn: &Connection, sequences: &Sequences) -> rusqlite::Result<()> {
-    use rusqlite::functions::FunctionFlags;
-    conn.create_scalar_function(
-        "pg_advisory_xact_lock",
-        1,
-        FunctionFlags::SQLITE_UTF8,
-        |_| Ok(rusqlite::types::Null),
-    )?;
-    let sequences = sequences.clone();
-    conn.create_scalar_function("nextval", 1, FunctionFlags::SQLITE_UTF8, move |ctx| {
-        let name: String = ctx.get(0)?;
-        let mut all = sequences.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(n) = all.get_mut(&name.to_lowercase()) else {
-            return Err(rusqlite::Error::UserFunctionError(
-                format!("relation \"{name}\" does not exist").into(),
-            ));
-        };
-        *n += 1;
-        Ok(*n)
-    })
 }
 
 fn permutation(
@@ -333,19 +308,6 @@ fn statements(
     Now::Answered(so_far)
 }
 
-/// Whether a statement begins or ends a transaction, or works on savepoints.
-fn controls_transaction(statement: &str) -> bool {
-    let first = statement
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_ascii_uppercase();
-    matches!(
-        first.as_str(),
-        "BEGIN" | "START" | "COMMIT" | "END" | "ROLLBACK" | "ABORT" | "SAVEPOINT" | "RELEASE"
-    )
-}
-
 fn busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::DatabaseBusy)
 }
@@ -356,57 +318,6 @@ fn message(e: &rusqlite::Error) -> String {
         rusqlite::Error::UserFunctionError(m) => m.to_string(),
         other => other.to_string(),
     }
-}
-
-/// `CREATE SEQUENCE [IF NOT EXISTS] name` or `DROP SEQUENCE [IF EXISTS] name, …` (`rest`: the words after
-/// `SEQUENCE`), answered as PostgreSQL answers; options are refused. Not undone by a rollback, unlike
-/// PostgreSQL's (only `nextval` is outside transactions there).
-fn sequence(
-    rest: &[String],
-    create: bool,
-    sequences: &Sequences,
-) -> Result<Option<ResultSet>, String> {
-    let guarded = if create {
-        ["IF", "NOT", "EXISTS"].as_slice()
-    } else {
-        ["IF", "EXISTS"].as_slice()
-    };
-    let lenient = rest.len() > guarded.len() && rest.iter().zip(guarded).all(|(w, g)| w == g);
-    let names = if lenient {
-        &rest[guarded.len()..]
-    } else {
-        rest
-    };
-    let names: Vec<String> = names
-        .join(" ")
-        .split(',')
-        .map(|n| n.trim().trim_matches('"').to_lowercase())
-        .collect();
-    let bad = |n: &String| n.is_empty() || n.contains(char::is_whitespace);
-    if names.iter().any(bad) || (create && names.len() != 1) {
-        return Err(format!(
-            "{} SEQUENCE takes {} here, without options",
-            if create { "CREATE" } else { "DROP" },
-            if create { "one name" } else { "names" }
-        ));
-    }
-    let mut all = sequences.lock().unwrap_or_else(|e| e.into_inner());
-    for name in names {
-        match (create, all.contains_key(&name)) {
-            (true, true) if !lenient => return Err(format!("relation \"{name}\" already exists")),
-            (true, false) => {
-                all.insert(name, 0);
-            }
-            (false, false) if !lenient => {
-                return Err(format!("sequence \"{name}\" does not exist"))
-            }
-            (false, true) => {
-                all.remove(&name);
-            }
-            _ => {}
-        }
-    }
-    Ok(None)
 }
 
 /// One statement's answer: its rows, when it has columns.
@@ -464,113 +375,6 @@ fn statement_answer(
     result_set(&mut stmt).map(Some)
 }
 
-fn result_set(stmt: &mut rusqlite::Statement<'_>) -> rusqlite::Result<ResultSet> {
-    use rusqlite::types::ValueRef;
-    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-    let n = columns.len();
-    let mut rows = Vec::new();
-    let mut cursor = stmt.raw_query();
-    while let Some(row) = cursor.next()? {
-        rows.push(
-            (0..n)
-                .map(|i| {
-                    Ok(match row.get_ref(i)? {
-                        ValueRef::Null => None,
-                        ValueRef::Integer(v) => Some(v.to_string()),
-                        ValueRef::Real(v) => Some(v.to_string()),
-                        ValueRef::Text(t) | ValueRef::Blob(t) => {
-                            Some(String::from_utf8_lossy(t).into_owned())
-                        }
-                    })
-                })
-                .collect::<rusqlite::Result<_>>()?,
-        );
-    }
-    Ok(ResultSet { columns, rows })
-}
-
-/// A block's statements: split at each `;` outside quotes (`'…'`, `"…"`) and comments (`--`).
-fn split(sql: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut chars = sql.chars().peekable();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '-') if chars.peek() == Some(&'-') => {
-                while chars.next_if(|&c| c != '\n').is_some() {}
-                continue;
-            }
-            (None, ';') => {
-                if !current.trim().is_empty() {
-                    out.push(current.trim().to_owned());
-                }
-                current.clear();
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    if !current.trim().is_empty() {
-        out.push(current.trim().to_owned());
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    /// What a spec prints on SQLite.
-    fn printed(spec: &str) -> String {
-        let spec = super::super::parse(spec).unwrap();
-        let mut out = Vec::new();
-        super::run_spec(&spec, &mut out).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn postgresqls_words_for_sequences_transactions_and_errors() {
-        let out = printed(
-            "setup { CREATE TABLE t (i integer); CREATE SEQUENCE s; }\n\
-             teardown { DROP TABLE t; DROP SEQUENCE s; }\n\
-             session a\n\
-             step twice { CREATE SEQUENCE s; }\n\
-             step missing { DROP SEQUENCE nothing; }\n\
-             step options { CREATE SEQUENCE u START 100; }\n\
-             step next { SELECT nextval('s') AS n; }\n\
-             step block { INSERT INTO t VALUES (1); INSERT INTO nowhere VALUES (1); }\n\
-             step begin { BEGIN; BEGIN; INSERT INTO t VALUES (2); }\n\
-             step failed { SELECT missing FROM t; }\n\
-             step after { SELECT 1 AS one; }\n\
-             step commit { COMMIT; COMMIT; SELECT count(*) AS rows FROM t; }\n\
-             step savepoint { SAVEPOINT p; }\n",
-        );
-        for line in [
-            "step twice: CREATE SEQUENCE s;\nERROR:  relation \"s\" already exists\n",
-            "ERROR:  sequence \"nothing\" does not exist\n",
-            "ERROR:  CREATE SEQUENCE takes one name here, without options\n",
-            "n\n-\n1\n(1 row)\n",
-            // Two statements outside a transaction are one: the error undoes the first.
-            "ERROR:  no such table: nowhere\n",
-            // A second BEGIN is a warning only; the error ends the transaction; what follows is refused until
-            // its end, which rolls back; a COMMIT outside a transaction is a warning only.
-            "step begin: BEGIN; BEGIN; INSERT INTO t VALUES (2);\nstep failed",
-            "step after: SELECT 1 AS one;\nERROR:  current transaction is aborted, commands ignored until end of transaction block\n",
-            "rows\n----\n   0\n(1 row)\n",
-            "ERROR:  savepoints are not supported on SQLite here\n",
-        ] {
-            assert!(out.contains(line), "{line:?} not in:\n{out}");
-        }
-    }
-
-    #[test]
-    fn a_block_splits_at_semicolons_outside_quotes_and_comments() {
-        assert_eq!(
-            super::split("SELECT 'a;b'; -- c;d\n SELECT \"x;\" ;; BEGIN"),
-            vec!["SELECT 'a;b'", "SELECT \"x;\"", "BEGIN"]
-        );
-    }
-}
+#[path = "lite_tests.rs"]
+mod tests;

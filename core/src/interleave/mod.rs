@@ -11,11 +11,50 @@
 
 pub mod check;
 pub mod lite;
+mod lite_sql;
 #[cfg(feature = "postgres")]
 pub mod pg;
 pub mod print;
 pub mod run;
 pub mod table;
+
+/// The isolation level every session's transactions run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl Isolation {
+    pub const ALL: [Isolation; 3] = [
+        Isolation::ReadCommitted,
+        Isolation::RepeatableRead,
+        Isolation::Serializable,
+    ];
+
+    /// The flag's word: `read-committed`, `repeatable-read`, `serializable`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read-committed",
+            Isolation::RepeatableRead => "repeatable-read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Isolation> {
+        Isolation::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    /// As PostgreSQL's `SET … ISOLATION LEVEL` spells it.
+    pub fn sql(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "READ COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
+}
 
 /// A parsed spec.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,56 +3,17 @@
 //! asks the server whether it waits on another session (`pg_isolation_test_session_is_blocked`, what the tester
 //! asks). A step that waits is printed `<waiting ...>` and the next one runs; its answer is printed
 //! `<... completed>` when it comes. The output is the tester's, line for line (`tests/interleave.rs` diffs it
-//! against PostgreSQL 15's own `isolationtester`).
-//!
-//! The spec's tables live in a schema of their own, dropped after the run, so that a reader's database is not
-//! written outside it.
+//! against PostgreSQL 15's own `isolationtester`). The spec's tables live in a schema of their own, dropped
+//! after the run, so that a reader's database is not written outside it.
 
 use super::print::ResultSet;
 use super::run::{Answer, Permutation, Transcript};
-use super::{check, Spec, Step};
+use super::{check, Isolation, Spec, Step};
 use crate::protocol::pg::{shown, Place};
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
-
-/// The isolation level every session's transactions run at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isolation {
-    ReadCommitted,
-    RepeatableRead,
-    Serializable,
-}
-
-impl Isolation {
-    pub const ALL: [Isolation; 3] = [
-        Isolation::ReadCommitted,
-        Isolation::RepeatableRead,
-        Isolation::Serializable,
-    ];
-
-    /// The flag's word: `read-committed`, `repeatable-read`, `serializable`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Isolation::ReadCommitted => "read-committed",
-            Isolation::RepeatableRead => "repeatable-read",
-            Isolation::Serializable => "serializable",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Isolation> {
-        Isolation::ALL.into_iter().find(|i| i.name() == name)
-    }
-
-    fn sql(self) -> &'static str {
-        match self {
-            Isolation::ReadCommitted => "READ COMMITTED",
-            Isolation::RepeatableRead => "REPEATABLE READ",
-            Isolation::Serializable => "SERIALIZABLE",
-        }
-    }
-}
 
 /// Why a run stopped before its end: the message names the step or the block (exit 2 in the CLI).
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! them (`outbox_core::interleave`), on PostgreSQL or on SQLite; `--all`, every hazard spec on both stores and at
 //! every level, as one table.
 
-use outbox_core::interleave::{self, pg::Isolation, run::Permutation, table};
+use outbox_core::interleave::{self, run::Permutation, table, Isolation};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
