@@ -30,13 +30,7 @@ fn ours(args: &[&str]) -> (i32, String, String) {
 }
 
 fn specs() -> Vec<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/specs/isolation");
-    let mut files: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
-        .filter(|p| p.ends_with(".spec"))
-        .collect();
-    files.sort();
+    let files = common::files("specs/isolation", "spec");
     assert!(files.len() >= 3, "{files:?}");
     files
 }

@@ -10,14 +10,7 @@ use std::process::Command;
 use common::pg_url as url;
 
 fn experiment_files() -> Vec<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments");
-    let mut files: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
-        .filter(|p| p.ends_with(".json"))
-        .collect();
-    files.sort();
-    files
+    common::files("experiments", "json")
 }
 
 #[test]

@@ -26,3 +26,16 @@ pub fn pg_url() -> String {
         )
     })
 }
+
+/// The files in `dir` (from the repository's root) whose names end in `.ext`, as paths, sorted.
+#[allow(dead_code)]
+pub fn files(dir: &str, ext: &str) -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(&format!(".{ext}")))
+        .collect();
+    files.sort();
+    files
+}

@@ -11,7 +11,7 @@ use crate::protocol::Snapshot;
 use serde::Serialize;
 
 /// The protocol's tables, which a spec must hold all of for its end states to be checked.
-pub const TABLES: [&str; 5] = ["flow", "outbox", "inbox", "projection", "effect"];
+const TABLES: [&str; 5] = ["flow", "outbox", "inbox", "projection", "effect"];
 
 /// What each property says of an end state: `None` where it holds, else what breaks it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -41,85 +41,69 @@ impl std::fmt::Display for Check {
     }
 }
 
-/// Reads the end state with `query` (one statement's rows, as text) and checks it.
-pub fn end_state(
-    query: &mut dyn FnMut(&str) -> Result<ResultSet, String>,
-) -> Result<Check, String> {
-    let text = |row: &[Option<String>], i: usize| row.get(i).cloned().flatten().unwrap_or_default();
-    let int = |row: &[Option<String>], i: usize| -> Result<i64, String> {
-        let v = text(row, i);
-        v.parse()
-            .map_err(|_| format!("the end state holds `{v}` where a number belongs"))
-    };
-    let flow = query("SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id")?
-        .rows
-        .iter()
-        .map(|r| {
+type Query<'q> = dyn FnMut(&str) -> Result<ResultSet, String> + 'q;
+
+/// Reads the end state with `query` (one statement's rows, as text) and checks it; `None` when the spec's
+/// tables are not all the protocol's (a probe that names them all fails).
+pub fn end_state(query: &mut Query<'_>) -> Result<Option<Check>, String> {
+    if query(&format!("SELECT 1 FROM {} LIMIT 0", TABLES.join(", "))).is_err() {
+        return Ok(None);
+    }
+    let flow = rows(
+        query,
+        "SELECT flow_id, seq, state, amount FROM flow ORDER BY flow_id",
+        |r| {
             Ok(FlowRow {
                 flow_id: text(r, 0),
                 seq: int(r, 1)?,
                 state: text(r, 2),
                 amount: int(r, 3)?,
             })
+        },
+    )?;
+    let outbox_sql = "SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id";
+    let outbox = rows(query, outbox_sql, |r| {
+        Ok(OutboxRow {
+            event_id: text(r, 0),
+            flow_id: text(r, 1),
+            seq: int(r, 2)?,
+            body: text(r, 3),
+            accepted: int(r, 4)?,
         })
-        .collect::<Result<_, String>>()?;
-    let outbox =
-        query("SELECT event_id, flow_id, seq, body, accepted FROM outbox ORDER BY event_id")?
-            .rows
-            .iter()
-            .map(|r| {
-                Ok(OutboxRow {
-                    event_id: text(r, 0),
-                    flow_id: text(r, 1),
-                    seq: int(r, 2)?,
-                    body: text(r, 3),
-                    accepted: int(r, 4)?,
-                })
-            })
-            .collect::<Result<_, String>>()?;
-    let inbox =
-        query("SELECT event_id, flow_id, seq, state, reason, body FROM inbox ORDER BY event_id")?
-            .rows
-            .iter()
-            .map(|r| {
-                Ok(InboxRow {
-                    event_id: text(r, 0),
-                    flow_id: text(r, 1),
-                    seq: int(r, 2)?,
-                    state: text(r, 3),
-                    reason: r.get(4).cloned().flatten(),
-                    body: text(r, 5),
-                    arrival: 0,
-                })
-            })
-            .collect::<Result<_, String>>()?;
-    let projection =
-        query("SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id")?
-            .rows
-            .iter()
-            .map(|r| {
-                Ok(ProjectionRow {
-                    flow_id: text(r, 0),
-                    last_seq: int(r, 1)?,
-                    state: text(r, 2),
-                    held: int(r, 3)?,
-                })
-            })
-            .collect::<Result<_, String>>()?;
+    })?;
+    let inbox_sql =
+        "SELECT event_id, flow_id, seq, state, reason, body FROM inbox ORDER BY event_id";
+    let inbox = rows(query, inbox_sql, |r| {
+        Ok(InboxRow {
+            event_id: text(r, 0),
+            flow_id: text(r, 1),
+            seq: int(r, 2)?,
+            state: text(r, 3),
+            reason: r.get(4).cloned().flatten(),
+            body: text(r, 5),
+            arrival: 0,
+        })
+    })?;
+    let projection_sql = "SELECT flow_id, last_seq, state, held FROM projection ORDER BY flow_id";
+    let projection = rows(query, projection_sql, |r| {
+        Ok(ProjectionRow {
+            flow_id: text(r, 0),
+            last_seq: int(r, 1)?,
+            state: text(r, 2),
+            held: int(r, 3)?,
+        })
+    })?;
     // In written order: the invariant reads a flow's effects as a sequence.
-    let effect = query("SELECT event_id, flow_id, seq, kind, held FROM effect ORDER BY id")?
-        .rows
-        .iter()
-        .map(|r| {
-            Ok(EffectRow {
-                event_id: text(r, 0),
-                flow_id: text(r, 1),
-                seq: int(r, 2)?,
-                kind: text(r, 3),
-                held: int(r, 4)?,
-            })
+    let effect_sql = "SELECT event_id, flow_id, seq, kind, held FROM effect ORDER BY id";
+    let effect = rows(query, effect_sql, |r| {
+        Ok(EffectRow {
+            event_id: text(r, 0),
+            flow_id: text(r, 1),
+            seq: int(r, 2)?,
+            kind: text(r, 3),
+            held: int(r, 4)?,
         })
-        .collect::<Result<_, String>>()?;
+    })?;
     let snapshot = Snapshot {
         producer: ProducerTables { flow, outbox },
         consumer: ConsumerTables {
@@ -130,8 +114,27 @@ pub fn end_state(
         },
     };
     let consumer = invariant::check(&snapshot);
-    Ok(Check {
+    Ok(Some(Check {
         consumer_invariant: (!consumer.holds).then(|| consumer.violations.join("; ")),
         no_loss: invariant::loss(&snapshot),
-    })
+    }))
+}
+
+/// `sql`'s rows, each read by `row`.
+fn rows<T>(
+    query: &mut Query<'_>,
+    sql: &str,
+    row: impl Fn(&[Option<String>]) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    query(sql)?.rows.iter().map(|r| row(r)).collect()
+}
+
+fn text(row: &[Option<String>], i: usize) -> String {
+    row.get(i).cloned().flatten().unwrap_or_default()
+}
+
+fn int(row: &[Option<String>], i: usize) -> Result<i64, String> {
+    let v = text(row, i);
+    v.parse()
+        .map_err(|_| format!("the end state holds `{v}` where a number belongs"))
 }

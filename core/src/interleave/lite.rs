@@ -235,26 +235,14 @@ fn block(
 }
 
 fn check_end(watch: &mut Session, out: &mut Transcript<'_>) -> Result<(), Stopped> {
-    let names = check::TABLES.map(|t| format!("'{t}'")).join(", ");
-    let count: i64 = watch
-        .conn
-        .query_row(
-            &format!(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ({names})"
-            ),
-            [],
-            |r| r.get(0),
-        )
-        .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
-    if count != 5 {
-        return Ok(());
-    }
     let checked = check::end_state(&mut |sql| {
         let mut stmt = watch.conn.prepare(sql).map_err(|e| e.to_string())?;
         result_set(&mut stmt).map_err(|e| e.to_string())
     })
     .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
-    out.checked(checked);
+    if let Some(checked) = checked {
+        out.checked(checked);
+    }
     Ok(())
 }
 

@@ -183,6 +183,24 @@ fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SpecError> {
     Ok(out)
 }
 
+type Tokens = std::iter::Peekable<std::vec::IntoIter<(Token, usize)>>;
+
+/// The token after the keyword `what` on `line`: an SQL block in braces (`sql`), else a name.
+fn after(it: &mut Tokens, sql: bool, what: &str, line: usize) -> Result<String, SpecError> {
+    match it.next() {
+        Some((Token::Sql(text), _)) if sql => Ok(text),
+        Some((Token::Word(name), _)) if !sql => Ok(name),
+        other => Err(SpecError {
+            line: other.map_or(line, |(_, at)| at),
+            message: if sql {
+                format!("{what} needs an SQL block in braces, `{{ … }}`")
+            } else {
+                format!("{what} needs a name")
+            },
+        }),
+    }
+}
+
 /// Reads a spec; refuses it whole, naming the line, when it is not one.
 pub fn parse(text: &str) -> Result<Spec, SpecError> {
     let tokens = tokens(text)?;
@@ -194,39 +212,8 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
         permutations: Vec::new(),
     };
     let last_line = text.lines().count().max(1);
-    // The SQL block after a keyword.
-    let block = |it: &mut std::iter::Peekable<std::vec::IntoIter<(Token, usize)>>,
-                 what: &str,
-                 line: usize|
-     -> Result<String, SpecError> {
-        match it.next() {
-            Some((Token::Sql(sql), _)) => Ok(sql),
-            Some((_, line)) => Err(SpecError {
-                line,
-                message: format!("{what} needs an SQL block in braces, `{{ … }}`"),
-            }),
-            None => Err(SpecError {
-                line,
-                message: format!("{what} needs an SQL block in braces, `{{ … }}`"),
-            }),
-        }
-    };
-    let name = |it: &mut std::iter::Peekable<std::vec::IntoIter<(Token, usize)>>,
-                what: &str,
-                line: usize|
-     -> Result<String, SpecError> {
-        match it.next() {
-            Some((Token::Word(name), _)) => Ok(name),
-            Some((_, line)) => Err(SpecError {
-                line,
-                message: format!("{what} needs a name"),
-            }),
-            None => Err(SpecError {
-                line,
-                message: format!("{what} needs a name"),
-            }),
-        }
-    };
+    let block = |it: &mut Tokens, what: &str, line: usize| after(it, true, what, line);
+    let name = |it: &mut Tokens, what: &str, line: usize| after(it, false, what, line);
     while let Some((token, line)) = it.next() {
         let Token::Word(word) = token else {
             return Err(SpecError {
