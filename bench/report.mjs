@@ -1,6 +1,6 @@
 // Writes BENCHMARKS.md from the files scripts/bench.sh produced in one run: the machine's speed, one table (figure,
 // goal, this run, the previous run, met or not), and a few lines per figure on what limits it. What was tried and
-// dropped is in ARCHITECTURE.md's Decisions, not here. Sections measured by hand are carried over as they were.
+// dropped is in ARCHITECTURE.md's Decisions, not here. Rows measured by hand are carried over as they were.
 import fs from 'node:fs';
 import os from 'node:os';
 
@@ -135,9 +135,13 @@ const limits = [
   ['Soak', `every commit waits for its fsync (\`synchronous=FULL\`) and four writers share one write lock per file: the disk's commit rate more than the code's.`],
 ];
 
-// (The rule's section by hand is now the table's row.)
-const byHand = prevText.split(/\n(?=## )/).filter((p) => /^## .*measured by hand/.test(p) && !/reader's rule/.test(p))
-  .map((p) => `\n${p.trimEnd()}\n`).join('');
+// Figures measured by hand (their names say so and when) are rows of the one table, carried over as they were,
+// and so are their lines under it (after the bench's own).
+const byHandRows = prevText.split('\n').filter((l) => l.startsWith('| ') && /\(by hand, \d{4}-\d{2}-\d{2}\)/.test(l))
+  .filter((l) => !rows.some((r) => l.startsWith(`| ${r.name} |`)));
+const ownLimits = new Set(limits.map(([what]) => what));
+const byHandLimits = (prevText.split('## What limits each figure')[1] ?? '').split('\n')
+  .filter((l) => l.startsWith('- **') && !ownLimits.has(/^- \*\*(.*?)\.\*\*/.exec(l)?.[1]));
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const md = `# Benchmarks
 
@@ -149,10 +153,10 @@ with this line beside it. Reproduce: \`scripts/bench.sh\`. The size ceiling the 
 
 | figure | goal | this run | previous run | |
 |---|---|---|---|---|
-${rows.map((r) => `| ${r.name} | ${r.goal} | ${r.value} | ${prev.get(r.name) ?? '—'} | ${r.met} |`).join('\n')}
+${[...rows.map((r) => `| ${r.name} | ${r.goal} | ${r.value} | ${prev.get(r.name) ?? '—'} | ${r.met} |`), ...byHandRows].join('\n')}
 
 ## What limits each figure
-${limits.map(([what, text]) => `- **${what}.** ${text[0].toUpperCase()}${text.slice(1)}`).join('\n')}
-${byHand}`;
+${[...limits.map(([what, text]) => `- **${what}.** ${text[0].toUpperCase()}${text.slice(1)}`), ...byHandLimits].join('\n')}
+`;
 fs.writeFileSync(outFile, md);
 console.log(md);
