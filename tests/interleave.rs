@@ -240,6 +240,16 @@ fn the_hazards_table_breaks_each_wrong_form_where_the_record_says_and_the_kept_r
         };
         assert_eq!(verdicts(row), expected, "{hazard}");
         for cell in row["cells"].as_array().unwrap() {
+            // The protocol's forms are its own operations interleaved (the inbox's is one statement's answer).
+            if hazard.ends_with("-protocol") && hazard != "inbox-conflict-protocol" {
+                let lines = cell["run"]["lines"].as_array().unwrap();
+                assert!(
+                    lines
+                        .iter()
+                        .any(|l| l["sql"].as_str().is_some_and(|s| s.starts_with('@'))),
+                    "{hazard}: {cell}"
+                );
+            }
             // A broken cell's drawn permutation is the one whose end state broke, named in the check.
             if cell["verdict"] == "breaks" {
                 let check = &cell["run"]["check"];

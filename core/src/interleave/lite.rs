@@ -18,9 +18,13 @@
 //! checked.
 
 use super::lite_sql::{controls_transaction, result_set, sequence, shims, split, Sequences};
+use super::ops::{self, Memory, Ran};
 use super::print::ResultSet;
 use super::run::{Answer, Permutation, Transcript};
 use super::{check, Spec, Step};
+use crate::protocol::conn::Conn;
+use crate::protocol::db::{Db, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use crate::protocol::Role;
 use rusqlite::{ffi, Connection, ErrorCode};
 use std::io::Write;
 
@@ -30,9 +34,21 @@ pub struct Stopped(pub String);
 
 /// A session's connection and what its transaction has come to.
 struct Session {
-    conn: Connection,
+    /// The protocol's handle on the connection, for the steps that call its operations.
+    db: Db,
     /// An error ended the transaction: the rest of it is refused until its end, as on PostgreSQL.
     aborted: bool,
+    memory: Memory,
+}
+
+impl Session {
+    fn conn(&self) -> &Connection {
+        match self.db.conn() {
+            Conn::Lite(c) => c,
+            #[cfg(feature = "postgres")]
+            Conn::Pg(_) => unreachable!("a SQLite session is opened on SQLite"),
+        }
+    }
 }
 
 /// How a step sent to its session stands.
@@ -60,13 +76,14 @@ pub fn run_spec(spec: &Spec, out: &mut dyn Write) -> Result<Vec<Permutation>, St
             .and_then(|()| shims(&conn, &sequences))
             .map_err(|e| Stopped(format!("SQLite: {e}")))?;
         Ok(Session {
-            conn,
+            db: Db::on(Conn::Lite(conn), Role::Consumer),
             aborted: false,
+            memory: Memory::default(),
         })
     };
     let mut watch = open()?;
     watch
-        .conn
+        .conn()
         .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
         .map_err(|e| Stopped(format!("SQLite: {e}")))?;
     let mut sessions = spec
@@ -173,10 +190,11 @@ fn permutation(
     }
     // What a stopped permutation left open goes, so that the next one starts from its setup.
     for session in sessions.iter_mut() {
-        if !session.conn.is_autocommit() {
-            let _ = session.conn.execute_batch("ROLLBACK");
+        if !session.conn().is_autocommit() {
+            let _ = session.conn().execute_batch("ROLLBACK");
         }
         session.aborted = false;
+        session.memory = Memory::default();
     }
     if !stopped {
         check_end(watch, out)?;
@@ -223,6 +241,9 @@ fn block(
     match statements(session, sequences, sql, 0, Answer::default()) {
         Now::Answered(answer) => match &answer.error {
             Some(e) => Err(Stopped(format!("{what} failed: {e}"))),
+            // The protocol's operations in a setup say nothing when they succeed: they would repeat, a line
+            // each, before every permutation.
+            None if sql.starts_with('@') => Ok(()),
             None => {
                 out.block(&answer);
                 Ok(())
@@ -236,7 +257,7 @@ fn block(
 
 fn check_end(watch: &mut Session, out: &mut Transcript<'_>) -> Result<(), Stopped> {
     let checked = check::end_state(&mut |sql| {
-        let mut stmt = watch.conn.prepare(sql).map_err(|e| e.to_string())?;
+        let mut stmt = watch.conn().prepare(sql).map_err(|e| e.to_string())?;
         result_set(&mut stmt).map_err(|e| e.to_string())
     })
     .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
@@ -246,7 +267,7 @@ fn check_end(watch: &mut Session, out: &mut Transcript<'_>) -> Result<(), Stoppe
     Ok(())
 }
 
-/// Runs `sql`'s statements from the `from`th, one at a time, adding to `so_far`.
+/// Runs `sql`'s statements (or its protocol operations) from the `from`th, one at a time, adding to `so_far`.
 fn statements(
     session: &mut Session,
     sequences: &Sequences,
@@ -254,15 +275,38 @@ fn statements(
     from: usize,
     mut so_far: Answer,
 ) -> Now {
+    match ops::block(sql, true) {
+        Ok(None) => {}
+        Ok(Some(ops)) => {
+            let tables = format!("{PRODUCER_SCHEMA}{CONSUMER_SCHEMA}");
+            let ran = ops::run(
+                &mut session.db,
+                &ops,
+                from,
+                so_far,
+                &mut session.memory,
+                true,
+                &tables,
+            );
+            return match ran {
+                Ran::Answered(answer) => Now::Answered(answer),
+                Ran::Busy { at, so_far } => Now::Waiting { at, so_far },
+            };
+        }
+        Err(e) => {
+            so_far.error = Some(format!("ERROR:  {e}"));
+            return Now::Answered(so_far);
+        }
+    }
     let all = split(sql);
     // Several statements outside a transaction are one implicit transaction on PostgreSQL: an error undoes
     // the block. The same here, its write lock taken first, as every transaction here takes it.
     let implicit = from == 0
         && all.len() > 1
-        && session.conn.is_autocommit()
+        && session.conn().is_autocommit()
         && !all.iter().any(|s| controls_transaction(s));
     if implicit {
-        if let Err(e) = session.conn.execute_batch("BEGIN IMMEDIATE") {
+        if let Err(e) = session.conn().execute_batch("BEGIN IMMEDIATE") {
             if busy(&e) {
                 return Now::Waiting { at: 0, so_far };
             }
@@ -279,8 +323,8 @@ fn statements(
             Err(e) => {
                 so_far.error = Some(format!("ERROR:  {}", message(&e)));
                 // The error ends its transaction, as on PostgreSQL; the block's other statements are not run.
-                if !session.conn.is_autocommit() {
-                    let _ = session.conn.execute_batch("ROLLBACK");
+                if !session.conn().is_autocommit() {
+                    let _ = session.conn().execute_batch("ROLLBACK");
                     session.aborted = !implicit;
                 }
                 return Now::Answered(so_far);
@@ -288,9 +332,9 @@ fn statements(
         }
     }
     if implicit {
-        if let Err(e) = session.conn.execute_batch("COMMIT") {
+        if let Err(e) = session.conn().execute_batch("COMMIT") {
             so_far.error = Some(format!("ERROR:  {}", message(&e)));
-            let _ = session.conn.execute_batch("ROLLBACK");
+            let _ = session.conn().execute_batch("ROLLBACK");
         }
     }
     Now::Answered(so_far)
@@ -321,7 +365,7 @@ fn statement_answer(
     let word = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
     let refused =
         |m: String| rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_ERROR), Some(m));
-    let in_transaction = !session.conn.is_autocommit();
+    let in_transaction = !session.conn().is_autocommit();
     match (word(0), word(1)) {
         ("SAVEPOINT" | "RELEASE", _) | ("ROLLBACK", "TO") => {
             return Err(refused(
@@ -342,12 +386,12 @@ fn statement_answer(
         // PostgreSQL only warns of a BEGIN inside a transaction, or an end outside one.
         ("BEGIN" | "START", _) if in_transaction => return Ok(None),
         ("BEGIN" | "START", _) => {
-            session.conn.execute_batch("BEGIN IMMEDIATE")?;
+            session.conn().execute_batch("BEGIN IMMEDIATE")?;
             return Ok(None);
         }
         ("COMMIT" | "ROLLBACK" | "END" | "ABORT", _) if !in_transaction => return Ok(None),
         ("ABORT", _) => {
-            session.conn.execute_batch("ROLLBACK")?;
+            session.conn().execute_batch("ROLLBACK")?;
             return Ok(None);
         }
         ("CREATE" | "DROP", "SEQUENCE") => {
@@ -355,7 +399,7 @@ fn statement_answer(
         }
         _ => {}
     }
-    let mut stmt = session.conn.prepare(statement)?;
+    let mut stmt = session.conn().prepare(statement)?;
     if stmt.column_count() == 0 {
         stmt.raw_execute()?;
         return Ok(None);

@@ -50,3 +50,36 @@ fn a_block_splits_at_semicolons_outside_quotes_and_comments() {
         vec!["SELECT 'a;b'", "SELECT \"x;\"", "BEGIN"]
     );
 }
+
+#[test]
+fn a_step_calls_the_protocols_operations_and_one_stopped_inside_its_transaction_waits_for_its_end()
+{
+    let out = printed(
+        "setup { @tables }\n\
+         setup { @advance A 1 }\n\
+         teardown { DROP TABLE flow; DROP TABLE outbox; DROP TABLE inbox; DROP TABLE projection; DROP TABLE effect; }\n\
+         session p\n\
+         step open { @advance A 2 until producer.after_outbox }\n\
+         step undo { ROLLBACK; SELECT seq FROM flow; }\n\
+         session r\n\
+         step send { @receive; @mark; @apply A; @receive }\n\
+         step stale { @advance A 3 }\n\
+         permutation open send undo stale\n",
+    );
+    for line in [
+        // Stopped at its boundary, its transaction holds the one writer: the relay's receive waits for it.
+        "step open: @advance A 2 until producer.after_outbox\nadvance",
+        "paused at producer.after_outbox, its transaction open\n",
+        "step send: @receive; @mark; @apply A; @receive <waiting ...>\n",
+        // Rolled back, A2 was never committed: the flow is still at 1, and the relay finds only A1.
+        "seq\n---\n  1\n(1 row)\n",
+        "step send: <... completed>\nreceive    \n-----------\nA1 accepted\n(1 row)\n\nmark\n----\nA1  \n(1 row)\n\napply  \n-------\napplied\n(1 row)\n\nreceive        \n---------------\nnothing to send\n",
+        // The producer's own check: it expected the flow at 2.
+        "step stale: @advance A 3\nadvance\n-------\nstale  \n",
+        "check: consumer_invariant holds; no_loss holds\n",
+    ] {
+        assert!(out.contains(line), "{line:?} not in:\n{out}");
+    }
+    // Setup's operations say nothing when they succeed.
+    assert!(!out.contains("committed"), "{out}");
+}

@@ -6,14 +6,17 @@
 //! The subset: `setup { SQL }` (any number), `teardown { SQL }`, then sessions (`session NAME`, an optional
 //! `setup { SQL }`, one or more `step NAME { SQL }`, an optional `teardown { SQL }`), then `permutation STEP …`
 //! lines (every interleaving of the sessions' steps when there are none). Names are identifiers or `"quoted"`;
-//! `#` starts a comment. Anything else — a step marker such as `s1(s2)`, an unknown word — is refused with the line
+//! `#` starts a comment. A block whose text starts with `@` calls the protocol's own operations (`ops.rs`). Anything else — a step marker such as `s1(s2)`, an unknown word — is refused with the line
 //! it is on.
 
 pub mod check;
 pub mod lite;
 mod lite_sql;
+pub mod ops;
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(feature = "postgres")]
+mod pg_session;
 pub mod print;
 pub mod run;
 pub mod table;
@@ -212,7 +215,12 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
         permutations: Vec::new(),
     };
     let last_line = text.lines().count().max(1);
-    let block = |it: &mut Tokens, what: &str, line: usize| after(it, true, what, line);
+    // A block of the protocol's operations is read here too, so that a wrong one is refused with its line.
+    let block = |it: &mut Tokens, what: &str, line: usize| {
+        let text = after(it, true, what, line)?;
+        ops::block(&text, what == "step").map_err(|message| SpecError { line, message })?;
+        Ok(text)
+    };
     let name = |it: &mut Tokens, what: &str, line: usize| after(it, false, what, line);
     while let Some((token, line)) = it.next() {
         let Token::Word(word) = token else {

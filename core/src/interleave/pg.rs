@@ -6,121 +6,19 @@
 //! against PostgreSQL 15's own `isolationtester`). The spec's tables live in a schema of their own, dropped
 //! after the run, so that a reader's database is not written outside it.
 
-use super::print::ResultSet;
+use super::ops::Memory;
+use super::pg_session::{answer, connect, db_message, protocol, run, Conn, Work};
 use super::run::{Answer, Permutation, Transcript};
 use super::{check, Isolation, Spec, Step};
 use crate::protocol::pg::{shown, Place};
-use postgres::{Client, SimpleQueryMessage};
+use postgres::Client;
 use std::io::Write;
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// Why a run stopped before its end: the message names the step or the block (exit 2 in the CLI).
 #[derive(Debug)]
 pub struct Stopped(pub String);
-
-/// One session's connection, answering on its own thread so that a step can wait on a lock while others run.
-struct Conn {
-    name: String,
-    pid: i32,
-    send: Sender<String>,
-    answers: Receiver<Answer>,
-    cancel: postgres::CancelToken,
-}
-
-impl Conn {
-    fn open(
-        place: &Place,
-        schema: &str,
-        name: &str,
-        isolation: Isolation,
-    ) -> Result<Conn, Stopped> {
-        let mut client = connect(place, schema)?;
-        let setup = format!(
-            "SET client_min_messages = warning; \
-             SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {}",
-            isolation.sql()
-        );
-        client
-            .batch_execute(&setup)
-            .map_err(|e| Stopped(format!("session {name}: {}", db_message(&e))))?;
-        let pid: i32 = client
-            .query_one("SELECT pg_backend_pid()", &[])
-            .and_then(|r| r.try_get(0))
-            .map_err(|e| Stopped(format!("session {name}: {}", db_message(&e))))?;
-        let cancel = client.cancel_token();
-        let (send, work) = channel::<String>();
-        let (answer, answers) = channel();
-        std::thread::spawn(move || {
-            for sql in work {
-                if answer.send(run(&mut client, &sql)).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Conn {
-            name: name.to_owned(),
-            pid,
-            send,
-            answers,
-            cancel,
-        })
-    }
-}
-
-fn connect(place: &Place, schema: &str) -> Result<Client, Stopped> {
-    let mut client = place
-        .connect(None, None)
-        .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
-    client
-        .batch_execute(&format!("SET search_path = {schema}"))
-        .map_err(|e| Stopped(db_message(&e)))?;
-    Ok(client)
-}
-
-/// The statements of one block, each result set kept (the simple protocol: several statements in one block).
-fn run(client: &mut Client, sql: &str) -> Answer {
-    match client.simple_query(sql) {
-        Ok(messages) => {
-            let mut sets = Vec::new();
-            let mut current: Option<ResultSet> = None;
-            for message in messages {
-                match message {
-                    SimpleQueryMessage::RowDescription(columns) => {
-                        current = Some(ResultSet {
-                            columns: columns.iter().map(|c| c.name().to_owned()).collect(),
-                            rows: Vec::new(),
-                        });
-                    }
-                    SimpleQueryMessage::Row(row) => {
-                        if let Some(set) = current.as_mut() {
-                            set.rows.push(
-                                (0..row.len())
-                                    .map(|i| row.get(i).map(str::to_owned))
-                                    .collect(),
-                            );
-                        }
-                    }
-                    SimpleQueryMessage::CommandComplete(_) => sets.extend(current.take()),
-                    _ => {}
-                }
-            }
-            Answer { sets, error: None }
-        }
-        Err(e) => Answer {
-            sets: Vec::new(),
-            error: Some(db_message(&e)),
-        },
-    }
-}
-
-/// An error as the tester prints it: the severity, two spaces, the primary message.
-fn db_message(e: &postgres::Error) -> String {
-    match e.as_db_error() {
-        Some(db) => format!("{}:  {}", db.severity(), db.message()),
-        None => format!("ERROR:  {e}"),
-    }
-}
 
 /// Runs `spec` on the server of `place`'s URL, writing the tester's output to `out`, and returns each
 /// permutation's run. `timeout` bounds how long any one step may take to answer once the permutation needs it to.
@@ -175,6 +73,8 @@ fn run_sessions(
     out.parsed(spec.sessions.len());
     let mut runner = Runner {
         spec,
+        place,
+        schema,
         conns: &conns,
         pids: &pids,
         watch,
@@ -196,6 +96,8 @@ fn run_sessions(
 
 struct Runner<'a> {
     spec: &'a Spec,
+    place: &'a Place,
+    schema: &'a str,
     conns: &'a [Conn],
     pids: &'a [i32],
     watch: &'a mut Client,
@@ -212,12 +114,22 @@ enum Now {
 }
 
 impl Runner<'_> {
+    /// A setup or teardown of the spec's, on the watch's connection; one of protocol operations on a
+    /// connection of its own, as the protocol's.
     fn block(&mut self, sql: &str, what: &str, out: &mut Transcript<'_>) -> Result<(), Stopped> {
-        let answer = run(self.watch, sql);
+        let answer = if sql.starts_with('@') {
+            let mut db = protocol(connect(self.place, self.schema)?, self.schema);
+            run(&mut db, &mut Memory::default(), sql)
+        } else {
+            answer(self.watch.simple_query(sql))
+        };
         if let Some(e) = &answer.error {
             return Err(Stopped(format!("{what} failed: {e}")));
         }
-        out.block(&answer);
+        // As on SQLite (`lite::block`): the protocol's operations in a setup say nothing when they succeed.
+        if !sql.starts_with('@') {
+            out.block(&answer);
+        }
         Ok(())
     }
 
@@ -225,7 +137,7 @@ impl Runner<'_> {
     fn check(&mut self, out: &mut Transcript<'_>) -> Result<(), Stopped> {
         let watch = &mut *self.watch;
         let checked = check::end_state(&mut |sql| {
-            let answer = run(watch, sql);
+            let answer = answer(watch.simple_query(sql));
             match (answer.error, answer.sets.into_iter().next()) {
                 (None, Some(set)) => Ok(set),
                 (Some(e), _) => Err(e),
@@ -241,6 +153,9 @@ impl Runner<'_> {
 
     fn permutation(&mut self, steps: &[String], out: &mut Transcript<'_>) -> Result<(), Stopped> {
         out.begin(steps);
+        for conn in self.conns {
+            let _ = conn.send.send(Work::Forget);
+        }
         for sql in &self.spec.setup {
             self.block(sql, "setup", out)?;
         }
@@ -296,7 +211,7 @@ impl Runner<'_> {
             }
             self.conns[session]
                 .send
-                .send(step.sql.clone())
+                .send(Work::Block(step.sql.clone()))
                 .map_err(|_| {
                     Stopped(format!(
                         "session {}: its connection is gone",
@@ -404,12 +319,15 @@ impl Runner<'_> {
 
     /// Sends `sql` to session `i` and waits for its answer (setup and teardown of a session).
     fn ask(&mut self, i: usize, sql: &str) -> Result<Answer, Stopped> {
-        self.conns[i].send.send(sql.to_owned()).map_err(|_| {
-            Stopped(format!(
-                "session {}: its connection is gone",
-                self.conns[i].name
-            ))
-        })?;
+        self.conns[i]
+            .send
+            .send(Work::Block(sql.to_owned()))
+            .map_err(|_| {
+                Stopped(format!(
+                    "session {}: its connection is gone",
+                    self.conns[i].name
+                ))
+            })?;
         let what = format!("session {}'s setup or teardown", self.conns[i].name);
         self.answer_within(i, &what)
     }

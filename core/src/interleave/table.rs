@@ -3,7 +3,7 @@
 //! state checked holds, and is unchecked when none was. The document (`--json`, `--record FILE`) keeps, for each
 //! cell, one permutation's run to draw ([`cell`]).
 
-use super::run::Permutation;
+use super::run::{Line, Permutation};
 use serde::Serialize;
 
 words! {
@@ -56,12 +56,24 @@ pub struct Table {
 }
 
 /// A cell from a spec's permutations on one store or level. The permutation drawn is the first that breaks,
-/// else the last whose end state was checked, else the last.
+/// else, of those whose end state was checked, the one in which most steps waited (the last of equals): a
+/// holding cell shows the interleaving that tested it most, not one that ran its sessions one after another.
 pub fn cell(column: &str, runs: Vec<Permutation>) -> Option<Cell> {
     let permutations = runs.len();
     let cannot = runs.iter().filter(|p| p.stopped()).count();
     let breaking = runs.iter().position(Permutation::breaks);
-    let checked = runs.iter().rposition(|p| p.check.is_some());
+    let waits = |p: &Permutation| {
+        p.lines
+            .iter()
+            .filter(|l| matches!(l, Line::Completed { .. }))
+            .count()
+    };
+    let checked = runs
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.check.is_some())
+        .max_by_key(|(i, p)| (waits(p), *i))
+        .map(|(i, _)| i);
     let verdict = match (breaking, checked) {
         (Some(_), _) => Verdict::Breaks,
         (None, Some(_)) => Verdict::Holds,

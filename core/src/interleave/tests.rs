@@ -101,6 +101,42 @@ fn a_bad_spec_is_refused_naming_its_line() {
             3,
             "a second session",
         ),
+        // The protocol's operations: each refused with its line and what is wrong.
+        (
+            "session s\nstep a { @apply }\n",
+            2,
+            "`@apply` is not an operation",
+        ),
+        (
+            "session s\nstep a { @apply A until apply.after_commit }\n",
+            2,
+            "apply.after_commit is not inside apply's transaction (apply.after_projection, apply.after_effect)",
+        ),
+        (
+            "session s\nstep a { @apply A until nowhere }\n",
+            2,
+            "`nowhere` is not a boundary",
+        ),
+        (
+            "session s\nstep a { @apply A until apply.after_effect; @apply A }\n",
+            2,
+            "`until` ends a step",
+        ),
+        (
+            "setup { @tables }\nsetup { @advance A 1 until producer.after_state }\nsession s\nstep a { @apply A }\n",
+            2,
+            "only a step may stop inside a transaction",
+        ),
+        (
+            "session s\nstep a { @advance A 4 }\n",
+            2,
+            "the seq is 1 to 3",
+        ),
+        (
+            "session s\nstep a { @advance A 1 \"bad id\" }\n",
+            2,
+            "is not an operation",
+        ),
     ] {
         let e = parse(text).unwrap_err();
         assert_eq!(e.line, line, "{text:?}: {e}");
@@ -144,4 +180,39 @@ fn a_result_set_prints_as_pqprint_does() {
         "headerlong       |n\n-----------------+-\nlonger text value|3\n(1 row)\n\n"
     );
     assert_eq!(result_set(&ResultSet::default()), "");
+}
+
+#[test]
+fn a_holding_cell_draws_the_checked_interleaving_in_which_most_steps_waited() {
+    use super::check::Check;
+    use super::run::{Line, Permutation};
+    let waited = Line::Completed {
+        session: "w2".into(),
+        step: "w2_apply".into(),
+        answer: String::new(),
+    };
+    let run = |waits: usize, checked: bool| Permutation {
+        steps: vec![],
+        lines: vec![waited.clone(); waits],
+        check: checked.then_some(Check {
+            consumer_invariant: None,
+            no_loss: None,
+        }),
+    };
+    // The second waited most but was not checked (it could not run): the third, of the checked, is drawn.
+    let cell = table::cell(
+        "read-committed",
+        vec![run(0, true), run(2, false), run(1, true), run(0, true)],
+    )
+    .unwrap();
+    assert_eq!((cell.verdict, cell.shown), (table::Verdict::Holds, 3));
+    let broken = Permutation {
+        check: Some(Check {
+            consumer_invariant: None,
+            no_loss: Some("A1 lost".into()),
+        }),
+        ..run(0, true)
+    };
+    let cell = table::cell("sqlite", vec![run(1, true), broken]).unwrap();
+    assert_eq!((cell.verdict, cell.shown), (table::Verdict::Breaks, 2));
 }

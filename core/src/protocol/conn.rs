@@ -198,6 +198,16 @@ impl Conn {
         }
     }
 
+    /// From now on, write transactions are `role`'s: on PostgreSQL they take its lock; SQLite has one writer.
+    pub fn lock_as(&self, role: super::db::Role) {
+        match self {
+            Conn::Lite(_) => {}
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.lock_as(role),
+        }
+        let _ = role;
+    }
+
     /// No transaction is open on this connection.
     pub fn is_idle(&self) -> bool {
         match self {

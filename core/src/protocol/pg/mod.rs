@@ -11,7 +11,7 @@ pub mod server;
 use super::conn::{Control, P};
 use super::db::{Role, Stop};
 use postgres::types::{IsNull, ToSql, Type};
-use postgres::{Client, NoTls, Statement};
+use postgres::{Client, NoTls, SimpleQueryMessage, Statement};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -182,20 +182,9 @@ impl Place {
 
     /// A process's connection to one role's schema.
     pub fn open(&self, role: Role, lock_timeout: Option<Duration>) -> Result<PgConn, Stop> {
-        let client = self.connect(Some(role), lock_timeout)?;
-        // One advisory lock per schema: taken first in every write transaction, it lets one writer in at a time,
-        // as SQLite's `BEGIN IMMEDIATE` does (§2).
-        let key = fnv1a(self.schema(role).as_bytes());
-        Ok(PgConn {
-            client: RefCell::new(client),
-            statements: RefCell::new(HashMap::new()),
-            open: Cell::new(false),
-            // READ COMMITTED whatever the server's default: each statement then reads what the lock's previous
-            // holder committed, as SQLite's single writer does.
-            begin: format!(
-                "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({key})"
-            ),
-        })
+        let conn = PgConn::on(self.connect(Some(role), lock_timeout)?, &self.prefix);
+        conn.lock_as(role);
+        Ok(conn)
     }
 }
 
@@ -337,10 +326,43 @@ pub struct PgConn {
     client: RefCell<Client>,
     statements: RefCell<HashMap<String, Statement>>,
     open: Cell<bool>,
-    begin: String,
+    /// The write transaction's `BEGIN` as each role runs it, by [`Role`] index, and the role this connection
+    /// serves now.
+    begins: [String; 2],
+    role: Cell<Role>,
 }
 
 impl PgConn {
+    /// `client` as the protocol's connection, its writers' locks named after `base` (`base_producer`,
+    /// `base_consumer`: the role's schema, when `base` is a place's prefix). It serves the consumer until told
+    /// otherwise ([`PgConn::lock_as`]).
+    pub fn on(client: Client, base: &str) -> PgConn {
+        // One advisory lock per role's schema: taken first in every write transaction, it lets one writer in at
+        // a time, as SQLite's `BEGIN IMMEDIATE` does (§2). READ COMMITTED whatever the server's default: each
+        // statement then reads what the lock's previous holder committed, as SQLite's single writer does.
+        let begin = |role: Role| {
+            let key = fnv1a(format!("{base}_{}", role.name()).as_bytes());
+            format!("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({key})")
+        };
+        PgConn {
+            client: RefCell::new(client),
+            statements: RefCell::new(HashMap::new()),
+            open: Cell::new(false),
+            begins: [begin(Role::Producer), begin(Role::Consumer)],
+            role: Cell::new(Role::Consumer),
+        }
+    }
+
+    /// From now on, write transactions take `role`'s lock.
+    pub fn lock_as(&self, role: Role) {
+        self.role.set(role);
+    }
+
+    /// Statements as the simple protocol sends them, several in one text (a spec's step).
+    pub fn simple_query(&self, sql: &str) -> Result<Vec<SimpleQueryMessage>, postgres::Error> {
+        self.client.borrow_mut().simple_query(sql)
+    }
+
     fn prepared(&self, sql: &str) -> Result<Statement, Stop> {
         if let Some(s) = self.statements.borrow().get(sql) {
             return Ok(s.clone());
@@ -393,12 +415,12 @@ impl PgConn {
     }
 
     pub fn begin_sql(&self) -> &str {
-        &self.begin
+        &self.begins[self.role.get() as usize]
     }
 
     pub fn control(&self, control: Control) -> Result<(), Stop> {
         let sql = match control {
-            Control::Begin => self.begin.as_str(),
+            Control::Begin => self.begin_sql(),
             Control::Commit => "COMMIT",
             Control::Rollback => "ROLLBACK",
         };

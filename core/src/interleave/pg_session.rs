@@ -1,0 +1,161 @@
+//! A PostgreSQL session of a spec's run (`pg.rs`): its connection, answering on a thread of its own, and how
+//! a block's answer reads (the protocol's operations' or the statements', as the tester prints them).
+
+use super::ops::{self, Memory, Ran};
+use super::pg::Stopped;
+use super::print::ResultSet;
+use super::run::Answer;
+use super::Isolation;
+use crate::protocol::conn::Conn as Store;
+use crate::protocol::db::Db;
+use crate::protocol::pg::{PgConn, Place, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use crate::protocol::Role;
+use postgres::{Client, SimpleQueryMessage};
+use std::sync::mpsc::{channel, Receiver, Sender};
+
+/// What a session's thread is asked to do.
+pub(super) enum Work {
+    Block(String),
+    /// A new permutation begins: the session is a new process, which remembers nothing it delivered.
+    Forget,
+}
+
+/// One session's connection, answering on its own thread so that a step can wait on a lock while others run.
+pub(super) struct Conn {
+    pub(super) name: String,
+    pub(super) pid: i32,
+    pub(super) send: Sender<Work>,
+    pub(super) answers: Receiver<Answer>,
+    pub(super) cancel: postgres::CancelToken,
+}
+
+impl Conn {
+    pub(super) fn open(
+        place: &Place,
+        schema: &str,
+        name: &str,
+        isolation: Isolation,
+    ) -> Result<Conn, Stopped> {
+        let mut client = connect(place, schema)?;
+        let setup = format!(
+            "SET client_min_messages = warning; \
+             SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {}",
+            isolation.sql()
+        );
+        client
+            .batch_execute(&setup)
+            .map_err(|e| Stopped(format!("session {name}: {}", db_message(&e))))?;
+        let pid: i32 = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| Stopped(format!("session {name}: {}", db_message(&e))))?;
+        let cancel = client.cancel_token();
+        let (send, work) = channel::<Work>();
+        let (answer, answers) = channel();
+        let mut db = protocol(client, schema);
+        std::thread::spawn(move || {
+            let mut memory = Memory::default();
+            for work in work {
+                let sql = match work {
+                    Work::Block(sql) => sql,
+                    Work::Forget => {
+                        memory = Memory::default();
+                        continue;
+                    }
+                };
+                if answer.send(run(&mut db, &mut memory, &sql)).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Conn {
+            name: name.to_owned(),
+            pid,
+            send,
+            answers,
+            cancel,
+        })
+    }
+}
+
+/// `client` as the protocol's connection, its writers' locks named after the spec's schema.
+pub(super) fn protocol(client: Client, schema: &str) -> Db {
+    Db::on(
+        Store::Pg(Box::new(PgConn::on(client, schema))),
+        Role::Consumer,
+    )
+}
+
+pub(super) fn connect(place: &Place, schema: &str) -> Result<Client, Stopped> {
+    let mut client = place
+        .connect(None, None)
+        .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
+    client
+        .batch_execute(&format!("SET search_path = {schema}"))
+        .map_err(|e| Stopped(db_message(&e)))?;
+    Ok(client)
+}
+
+/// A block's answer on the protocol's connection `db`: its protocol operations' or its statements'.
+pub(super) fn run(db: &mut Db, memory: &mut Memory, sql: &str) -> Answer {
+    match ops::block(sql, true) {
+        Ok(Some(ops)) => {
+            let tables = format!("{PRODUCER_SCHEMA}{CONSUMER_SCHEMA}");
+            match ops::run(db, &ops, 0, Answer::default(), memory, false, &tables) {
+                Ran::Answered(answer) | Ran::Busy { so_far: answer, .. } => answer,
+            }
+        }
+        Ok(None) => match db.conn() {
+            Store::Pg(c) => answer(c.simple_query(sql)),
+            Store::Lite(_) => unreachable!("a PostgreSQL session is opened on PostgreSQL"),
+        },
+        Err(e) => Answer {
+            sets: Vec::new(),
+            error: Some(format!("ERROR:  {e}")),
+        },
+    }
+}
+
+/// The statements of one block, each result set kept (the simple protocol: several statements in one block).
+pub(super) fn answer(result: Result<Vec<SimpleQueryMessage>, postgres::Error>) -> Answer {
+    match result {
+        Ok(messages) => {
+            let mut sets = Vec::new();
+            let mut current: Option<ResultSet> = None;
+            for message in messages {
+                match message {
+                    SimpleQueryMessage::RowDescription(columns) => {
+                        current = Some(ResultSet {
+                            columns: columns.iter().map(|c| c.name().to_owned()).collect(),
+                            rows: Vec::new(),
+                        });
+                    }
+                    SimpleQueryMessage::Row(row) => {
+                        if let Some(set) = current.as_mut() {
+                            set.rows.push(
+                                (0..row.len())
+                                    .map(|i| row.get(i).map(str::to_owned))
+                                    .collect(),
+                            );
+                        }
+                    }
+                    SimpleQueryMessage::CommandComplete(_) => sets.extend(current.take()),
+                    _ => {}
+                }
+            }
+            Answer { sets, error: None }
+        }
+        Err(e) => Answer {
+            sets: Vec::new(),
+            error: Some(db_message(&e)),
+        },
+    }
+}
+
+/// An error as the tester prints it: the severity, two spaces, the primary message.
+pub(super) fn db_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}:  {}", db.severity(), db.message()),
+        None => format!("ERROR:  {e}"),
+    }
+}
