@@ -118,7 +118,7 @@ impl Runner<'_> {
     /// connection of its own, as the protocol's.
     fn block(&mut self, sql: &str, what: &str, out: &mut Transcript<'_>) -> Result<(), Stopped> {
         let answer = if sql.starts_with('@') {
-            let mut db = protocol(connect(self.place, self.schema)?, self.schema);
+            let mut db = protocol(connect(self.place, self.schema, None)?, self.schema);
             run(&mut db, &mut Memory::default(), sql)
         } else {
             answer(self.watch.simple_query(sql))
@@ -168,6 +168,7 @@ impl Runner<'_> {
                         session.name
                     )));
                 }
+                self.said(i, out);
                 out.block(&answer);
             }
         }
@@ -195,6 +196,7 @@ impl Runner<'_> {
                 // deadlock may yet free it: waited for, as the tester does.
                 let answer = match self.settle(session, earlier)? {
                     Now::Waiting if self.freed_only_later(session, &waiting)? => {
+                        self.said(session, out);
                         let who = self.conns[session].name.clone();
                         out.cannot(&who, step, &format!(
                             "session {who} still waits on a lock that this permutation frees only later"
@@ -205,6 +207,7 @@ impl Runner<'_> {
                     Now::Waiting => self.wait(session, earlier)?,
                     Now::Answered(answer) => answer,
                 };
+                self.said(session, out);
                 out.completed(&self.conns[session].name, earlier, &answer);
                 // Its answer may have released others (a deadlock's victim lets the other go on).
                 waiting = self.released(waiting, out)?;
@@ -219,7 +222,9 @@ impl Runner<'_> {
                     ))
                 })?;
             let name = &self.conns[session].name;
-            match self.settle(session, step)? {
+            let now = self.settle(session, step)?;
+            self.said(session, out);
+            match now {
                 Now::Answered(answer) => out.answered(name, step, &answer),
                 Now::Waiting => {
                     out.waiting(name, step);
@@ -235,6 +240,7 @@ impl Runner<'_> {
             let answer = match self.settle(s, w)? {
                 Now::Answered(answer) => answer,
                 Now::Waiting if self.freed_only_later(s, &waiting[1..])? => {
+                    self.said(s, out);
                     let who = self.conns[s].name.clone();
                     out.cannot(
                         &who,
@@ -245,12 +251,25 @@ impl Runner<'_> {
                 }
                 Now::Waiting => self.wait(s, w)?,
             };
+            self.said(s, out);
             out.completed(&self.conns[s].name, w, &answer);
             waiting.remove(0);
             waiting = self.released(waiting, out)?;
         }
         self.check(out)?;
         self.teardowns(out)
+    }
+
+    /// What session `i`'s server said besides its answers since last asked, printed before its next line, as
+    /// the tester prints it (`s1: WARNING:  …`).
+    fn said(&self, i: usize, out: &mut Transcript<'_>) {
+        let said = match self.conns[i].notices.lock() {
+            Ok(mut said) => std::mem::take(&mut *said),
+            Err(_) => return,
+        };
+        for text in said {
+            out.notice(&self.conns[i].name, &text);
+        }
     }
 
     /// Whether session `i`'s wait can end only by a later step: it waits without a timeout, and every session
@@ -284,6 +303,10 @@ impl Runner<'_> {
         }
         for i in 0..self.conns.len() {
             self.ask(i, "ROLLBACK")?;
+            // The runner's own ROLLBACK warns on a session with nothing open: not the spec's to print.
+            if let Ok(mut said) = self.conns[i].notices.lock() {
+                said.clear();
+            }
         }
         self.teardowns(out)
     }
@@ -292,6 +315,7 @@ impl Runner<'_> {
         for (i, session) in self.spec.sessions.iter().enumerate() {
             if let Some(sql) = &session.teardown {
                 let answer = self.ask(i, sql)?;
+                self.said(i, out);
                 out.block(&answer);
             }
         }
@@ -310,7 +334,10 @@ impl Runner<'_> {
         let mut still = Vec::new();
         for (s, w) in waiting {
             match self.settle(s, w)? {
-                Now::Answered(answer) => out.completed(&self.conns[s].name, w, &answer),
+                Now::Answered(answer) => {
+                    self.said(s, out);
+                    out.completed(&self.conns[s].name, w, &answer)
+                }
                 Now::Waiting => still.push((s, w)),
             }
         }

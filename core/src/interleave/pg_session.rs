@@ -12,6 +12,7 @@ use crate::protocol::pg::{PgConn, Place, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
 use crate::protocol::Role;
 use postgres::{Client, SimpleQueryMessage};
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 
 /// What a session's thread is asked to do.
 pub(super) enum Work {
@@ -27,7 +28,11 @@ pub(super) struct Conn {
     pub(super) send: Sender<Work>,
     pub(super) answers: Receiver<Answer>,
     pub(super) cancel: postgres::CancelToken,
+    /// What the server said besides its answers (`WARNING:  …`, `NOTICE:  …`), as libpq writes it, until printed.
+    pub(super) notices: Notices,
 }
+
+pub(super) type Notices = Arc<Mutex<Vec<String>>>;
 
 impl Conn {
     pub(super) fn open(
@@ -36,10 +41,10 @@ impl Conn {
         name: &str,
         isolation: Isolation,
     ) -> Result<Conn, Stopped> {
-        let mut client = connect(place, schema)?;
+        let notices = Notices::default();
+        let mut client = connect(place, schema, Some(&notices))?;
         let setup = format!(
-            "SET client_min_messages = warning; \
-             SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {}",
+            "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {}",
             isolation.sql()
         );
         client
@@ -74,6 +79,7 @@ impl Conn {
             send,
             answers,
             cancel,
+            notices,
         })
     }
 }
@@ -86,10 +92,31 @@ pub(super) fn protocol(client: Client, schema: &str) -> Db {
     )
 }
 
-pub(super) fn connect(place: &Place, schema: &str) -> Result<Client, Stopped> {
-    let mut client = place
-        .connect(None, None)
-        .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
+/// A connection whose tables are the spec's schema's; a session's keeps what the server says besides its
+/// answers in `notices`, as the tester prints them (the control connection's are not printed, as there).
+pub(super) fn connect(
+    place: &Place,
+    schema: &str,
+    notices: Option<&Notices>,
+) -> Result<Client, Stopped> {
+    let stopped = |e| Stopped(crate::trace::session::stop_message(e));
+    let mut config = place.config(None, None).map_err(stopped)?;
+    if let Some(notices) = notices {
+        let notices = notices.clone();
+        config.notice_callback(move |notice| {
+            let mut text = format!("{}:  {}\n", notice.severity(), notice.message());
+            if let Some(detail) = notice.detail() {
+                text.push_str(&format!("DETAIL:  {detail}\n"));
+            }
+            if let Some(hint) = notice.hint() {
+                text.push_str(&format!("HINT:  {hint}\n"));
+            }
+            if let Ok(mut said) = notices.lock() {
+                said.push(text);
+            }
+        });
+    }
+    let mut client = place.connect_with(&config).map_err(stopped)?;
     client
         .batch_execute(&format!("SET search_path = {schema}"))
         .map_err(|e| Stopped(db_message(&e)))?;

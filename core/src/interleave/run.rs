@@ -155,6 +155,11 @@ impl<'o> Transcript<'o> {
         });
     }
 
+    /// What a session's server said besides its answers (a warning, a notice), printed, not kept.
+    pub fn notice(&mut self, session: &str, text: &str) {
+        self.say(&format!("{session}: {text}"));
+    }
+
     pub fn checked(&mut self, check: Check) {
         self.say(&format!("{check}\n"));
         if let Some(p) = self.permutations.last_mut() {

@@ -126,6 +126,15 @@ impl Place {
         role: Option<Role>,
         lock_timeout: Option<Duration>,
     ) -> Result<Client, Stop> {
+        self.connect_with(&self.config(role, lock_timeout)?)
+    }
+
+    /// What [`Place::connect`] connects with, for a caller that adds to it (a notice callback).
+    pub fn config(
+        &self,
+        role: Option<Role>,
+        lock_timeout: Option<Duration>,
+    ) -> Result<postgres::Config, Stop> {
         let mut config: postgres::Config = self
             .url
             .parse()
@@ -142,6 +151,10 @@ impl Place {
             .options(options.trim())
             .application_name("outbox-playground")
             .connect_timeout(Duration::from_secs(5));
+        Ok(config)
+    }
+
+    pub fn connect_with(&self, config: &postgres::Config) -> Result<Client, Stop> {
         config.connect(NoTls).map_err(|e| {
             Stop::Sql(format!(
                 "{}: cannot connect: {}",
