@@ -412,3 +412,50 @@ fn an_order_only_a_later_step_could_free_is_said_at_once_but_a_lock_timeout_is_w
     assert!(!out.contains("cannot run"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_protocols_operations_answer_alike_on_both_stores_and_refuse_a_transaction_left_open() {
+    let dir = std::env::temp_dir().join(format!("outbox-ops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("ops.spec");
+    std::fs::write(
+        &spec,
+        "setup { @tables }\n\
+         setup { @advance A 1; @advance A 2; @receive; @mark }\n\
+         teardown { DROP TABLE flow; DROP TABLE outbox; DROP TABLE inbox; DROP TABLE projection; DROP TABLE effect; }\n\
+         session relay\n\
+         step send { @receive; @mark; @mark A2 }\n\
+         step open { BEGIN; SELECT count(*) AS n FROM inbox; }\n\
+         step refused { @apply A }\n\
+         step close { ROLLBACK; }\n\
+         step apply { @apply A; @apply A; @apply A }\n\
+         session worker\n\
+         step held { @apply A until apply.after_projection }\n\
+         step undo { ROLLBACK; }\n\
+         permutation held send undo open refused close apply\n",
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let (code, lite, err) = ours(&[spec, "--store", "sqlite"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, pg, err) = ours(&[spec, "--store", &url()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        // The worker stopped inside its transaction holds the consumer's writer: the relay's receive waits for
+        // it (PostgreSQL's lock, SQLite's one writer), and goes on when it is rolled back.
+        "step held: @apply A until apply.after_projection\napply",
+        "step send: @receive; @mark; @mark A2 <waiting ...>\n",
+        "step send: <... completed>\nreceive    \n-----------\nA2 accepted\n",
+        // A mark that finds its row already accepted writes nothing, and says so.
+        "mark        \n------------\nA2 unchanged\n",
+        "step refused: @apply A\nERROR:  a protocol operation runs in a transaction of its own, and this session's is still open: end it with COMMIT or ROLLBACK first\n",
+        "step apply: @apply A; @apply A; @apply A\napply  \n-------\napplied\n(1 row)\n\napply  \n-------\napplied\n(1 row)\n\napply\n-----\nidle \n",
+        "check: consumer_invariant holds; no_loss holds\n",
+    ] {
+        assert!(lite.contains(line), "SQLite: {line:?} not in:\n{lite}");
+        assert!(pg.contains(line), "PostgreSQL: {line:?} not in:\n{pg}");
+    }
+    // On the two stores the same protocol answers the same, line for line.
+    assert_eq!(lite, pg);
+}

@@ -23,7 +23,7 @@ use super::print::ResultSet;
 use super::run::{Answer, Permutation, Transcript};
 use super::{check, Spec, Step};
 use crate::protocol::conn::Conn;
-use crate::protocol::db::{Db, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use crate::protocol::db::Db;
 use crate::protocol::Role;
 use rusqlite::{ffi, Connection, ErrorCode};
 use std::io::Write;
@@ -141,7 +141,13 @@ fn permutation(
     out: &mut Transcript<'_>,
 ) -> Result<(), Stopped> {
     out.begin(steps);
+    // Each permutation's sessions are new processes, which remember nothing they delivered; so is each block
+    // of the spec's own, as on PostgreSQL, where it has a connection of its own.
+    for session in sessions.iter_mut() {
+        session.memory = Memory::default();
+    }
     for sql in &spec.setup {
+        watch.memory = Memory::default();
         block(watch, sequences, sql, "setup", out)?;
     }
     for (i, session) in spec.sessions.iter().enumerate() {
@@ -189,28 +195,35 @@ fn permutation(
         }
     }
     // What a stopped permutation left open goes, so that the next one starts from its setup.
-    for session in sessions.iter_mut() {
-        if !session.conn().is_autocommit() {
-            let _ = session.conn().execute_batch("ROLLBACK");
-        }
-        session.aborted = false;
-        session.memory = Memory::default();
-    }
-    if !stopped {
+    if stopped {
+        roll_back(sessions);
+    } else {
         check_end(watch, out)?;
     }
     for (i, session) in spec.sessions.iter().enumerate() {
         if let Some(sql) = &session.teardown {
             let answer = statements(&mut sessions[i], sequences, sql, 0, Answer::default());
             if let Now::Answered(answer) = answer {
-                out.block(&answer);
+                out.block(sql, &answer);
             }
         }
     }
+    // What a session still has open after its own teardown goes before the spec's, as on PostgreSQL (`pg.rs`).
+    roll_back(sessions);
     if let Some(sql) = &spec.teardown {
+        watch.memory = Memory::default();
         block(watch, sequences, sql, "teardown", out)?;
     }
     Ok(())
+}
+
+fn roll_back(sessions: &mut [Session]) {
+    for session in sessions.iter_mut() {
+        if !session.conn().is_autocommit() {
+            let _ = session.conn().execute_batch("ROLLBACK");
+        }
+        session.aborted = false;
+    }
 }
 
 /// The waiting steps tried again, in the order they began to wait: those that got through are printed.
@@ -241,11 +254,8 @@ fn block(
     match statements(session, sequences, sql, 0, Answer::default()) {
         Now::Answered(answer) => match &answer.error {
             Some(e) => Err(Stopped(format!("{what} failed: {e}"))),
-            // The protocol's operations in a setup say nothing when they succeed: they would repeat, a line
-            // each, before every permutation.
-            None if sql.starts_with('@') => Ok(()),
             None => {
-                out.block(&answer);
+                out.block(sql, &answer);
                 Ok(())
             }
         },
@@ -275,28 +285,19 @@ fn statements(
     from: usize,
     mut so_far: Answer,
 ) -> Now {
-    match ops::block(sql, true) {
-        Ok(None) => {}
-        Ok(Some(ops)) => {
-            let tables = format!("{PRODUCER_SCHEMA}{CONSUMER_SCHEMA}");
-            let ran = ops::run(
-                &mut session.db,
-                &ops,
-                from,
-                so_far,
-                &mut session.memory,
-                true,
-                &tables,
-            );
-            return match ran {
-                Ran::Answered(answer) => Now::Answered(answer),
-                Ran::Busy { at, so_far } => Now::Waiting { at, so_far },
-            };
-        }
-        Err(e) => {
-            so_far.error = Some(format!("ERROR:  {e}"));
-            return Now::Answered(so_far);
-        }
+    if ops::is_block(sql) {
+        let aborted = session.aborted;
+        return match ops::run_block(
+            &mut session.db,
+            sql,
+            from,
+            so_far,
+            &mut session.memory,
+            aborted,
+        ) {
+            Ran::Answered(answer) => Now::Answered(answer),
+            Ran::Busy { at, so_far } => Now::Waiting { at, so_far },
+        };
     }
     let all = split(sql);
     // Several statements outside a transaction are one implicit transaction on PostgreSQL: an error undoes

@@ -16,7 +16,10 @@
 
 use super::print::ResultSet;
 use super::run::Answer;
-use crate::protocol::db::Db;
+use crate::protocol::conn::Conn;
+use crate::protocol::db::{Db, CONSUMER_SCHEMA as LITE_CONSUMER, PRODUCER_SCHEMA as LITE_PRODUCER};
+#[cfg(feature = "postgres")]
+use crate::protocol::pg::{CONSUMER_SCHEMA as PG_CONSUMER, PRODUCER_SCHEMA as PG_PRODUCER};
 use crate::protocol::producer::{self, Transition, WriteMode};
 use crate::protocol::{consumer, Boundary, ConsumerConfig, Event, Outcome, Role, Stop, KINDS};
 
@@ -68,10 +71,15 @@ impl Op {
     }
 }
 
+/// Whether a block is one of operations, not SQL.
+pub fn is_block(text: &str) -> bool {
+    text.starts_with('@')
+}
+
 /// The operations of a block, `None` when it is SQL. `step`: whether it is a step's (only a step may stop
 /// inside a transaction). The message names what is wrong.
 pub fn block(text: &str, step: bool) -> Result<Option<Vec<Op>>, String> {
-    if !text.starts_with('@') {
+    if !is_block(text) {
         return Ok(None);
     }
     let mut ops = Vec::new();
@@ -154,7 +162,10 @@ fn one(text: &str) -> Result<Op, String> {
 }
 
 fn event(flow: &str, seq: i64, id: &str) -> Result<Event, String> {
-    let kind = KINDS[(seq - 1) as usize];
+    let kind = usize::try_from(seq - 1)
+        .ok()
+        .and_then(|i| KINDS.get(i))
+        .ok_or_else(|| format!("the seq is 1 to {}", KINDS.len()))?;
     Event::new(
         id,
         flow,
@@ -182,22 +193,42 @@ pub enum Ran {
     },
 }
 
-/// Runs `ops` from the `from`th on `db`. `waits`: a busy answer means "waiting" (SQLite), else it is an error
-/// like any other (PostgreSQL waits on its own and answers busy only for a deadlock or a serialization failure).
-/// `tables`: this store's protocol schema.
-pub fn run(
+/// Runs the block of operations `text` from its `from`th on `db`, adding to `so_far`. An operation runs in a
+/// transaction of its own: a block that starts while the session has one open (`aborted`: one an error ended,
+/// which the session must still end) is refused. On SQLite a busy answer means "waiting"; PostgreSQL waits on its
+/// own and answers busy only for a deadlock or a serialization failure, an error like any other.
+pub fn run_block(
     db: &mut Db,
-    ops: &[Op],
+    text: &str,
     from: usize,
     mut so_far: Answer,
     memory: &mut Memory,
-    waits: bool,
-    tables: &str,
+    aborted: bool,
 ) -> Ran {
+    let ops = match block(text, true) {
+        Ok(ops) => ops.unwrap_or_default(),
+        Err(e) => {
+            so_far.error = Some(format!("ERROR:  {e}"));
+            return Ran::Answered(so_far);
+        }
+    };
+    let (tables, waits) = match db.conn() {
+        Conn::Lite(_) => (format!("{LITE_PRODUCER}{LITE_CONSUMER}"), true),
+        #[cfg(feature = "postgres")]
+        Conn::Pg(_) => (format!("{PG_PRODUCER}{PG_CONSUMER}"), false),
+    };
+    if from == 0 && (aborted || in_transaction(db)) {
+        so_far.error = Some(
+            "ERROR:  a protocol operation runs in a transaction of its own, and this session's is still open: \
+             end it with COMMIT or ROLLBACK first"
+                .into(),
+        );
+        return Ran::Answered(so_far);
+    }
     for (at, op) in ops.iter().enumerate().skip(from) {
         db.armed = op.until;
         db.conn().lock_as(op.role());
-        let result = call(db, op, memory, tables);
+        let result = call(db, op, memory, &tables);
         db.clear();
         let said = match result {
             Ok(said) => said,
@@ -217,6 +248,15 @@ pub fn run(
         }
     }
     Ran::Answered(so_far)
+}
+
+/// Whether the session's connection has a transaction open.
+fn in_transaction(db: &Db) -> bool {
+    match db.conn() {
+        Conn::Lite(c) => !c.is_autocommit(),
+        #[cfg(feature = "postgres")]
+        Conn::Pg(c) => c.in_transaction(),
+    }
 }
 
 /// One operation's answer, in TRACE.md's words: `None` for `@tables`, which answers nothing (as DDL does).
@@ -255,8 +295,12 @@ fn call(db: &mut Db, op: &Op, memory: &mut Memory, tables: &str) -> Result<Optio
             None => "nothing delivered".into(),
             Some(id) => {
                 let id = id.clone();
-                producer::mark_accepted(db, &id)?;
-                id
+                if producer::mark_accepted(db, &id)? {
+                    id
+                } else {
+                    // Already accepted, or no such row: the mark wrote nothing.
+                    format!("{id} unchanged")
+                }
             }
         },
         Call::Apply(flow) => consumer::apply(db, flow, &config)?.to_string(),

@@ -6,7 +6,7 @@
 //! against PostgreSQL 15's own `isolationtester`). The spec's tables live in a schema of their own, dropped
 //! after the run, so that a reader's database is not written outside it.
 
-use super::ops::Memory;
+use super::ops::{self, Memory};
 use super::pg_session::{answer, connect, db_message, protocol, run, Conn, Work};
 use super::run::{Answer, Permutation, Transcript};
 use super::{check, Isolation, Spec, Step};
@@ -117,7 +117,7 @@ impl Runner<'_> {
     /// A setup or teardown of the spec's, on the watch's connection; one of protocol operations on a
     /// connection of its own, as the protocol's.
     fn block(&mut self, sql: &str, what: &str, out: &mut Transcript<'_>) -> Result<(), Stopped> {
-        let answer = if sql.starts_with('@') {
+        let answer = if ops::is_block(sql) {
             let mut db = protocol(connect(self.place, self.schema, None)?, self.schema);
             run(&mut db, &mut Memory::default(), sql)
         } else {
@@ -126,10 +126,7 @@ impl Runner<'_> {
         if let Some(e) = &answer.error {
             return Err(Stopped(format!("{what} failed: {e}")));
         }
-        // As on SQLite (`lite::block`): the protocol's operations in a setup say nothing when they succeed.
-        if !sql.starts_with('@') {
-            out.block(&answer);
-        }
+        out.block(sql, &answer);
         Ok(())
     }
 
@@ -169,7 +166,7 @@ impl Runner<'_> {
                     )));
                 }
                 self.said(i, out);
-                out.block(&answer);
+                out.block(sql, &answer);
             }
         }
         for i in 0..self.conns.len() {
@@ -301,24 +298,34 @@ impl Runner<'_> {
             let what = format!("session {}'s cancelled step", self.conns[s].name);
             self.answer_within(s, &what)?;
         }
+        self.roll_back()?;
+        self.teardowns(out)
+    }
+
+    /// Every session's transaction rolled back, quietly: the runner's own ROLLBACK warns on a session with
+    /// nothing open, which is not the spec's to print.
+    fn roll_back(&mut self) -> Result<(), Stopped> {
         for i in 0..self.conns.len() {
             self.ask(i, "ROLLBACK")?;
-            // The runner's own ROLLBACK warns on a session with nothing open: not the spec's to print.
             if let Ok(mut said) = self.conns[i].notices.lock() {
                 said.clear();
             }
         }
-        self.teardowns(out)
+        Ok(())
     }
 
+    /// The sessions' teardowns, then the spec's. What a session still has open after its own is rolled back
+    /// first: the spec's teardown would wait on it for ever (as the tester does), so a run ends where a spec
+    /// forgot a COMMIT.
     fn teardowns(&mut self, out: &mut Transcript<'_>) -> Result<(), Stopped> {
         for (i, session) in self.spec.sessions.iter().enumerate() {
             if let Some(sql) = &session.teardown {
                 let answer = self.ask(i, sql)?;
                 self.said(i, out);
-                out.block(&answer);
+                out.block(sql, &answer);
             }
         }
+        self.roll_back()?;
         if let Some(sql) = &self.spec.teardown {
             self.block(sql, "teardown", out)?;
         }

@@ -8,7 +8,7 @@ use super::run::Answer;
 use super::Isolation;
 use crate::protocol::conn::Conn as Store;
 use crate::protocol::db::Db;
-use crate::protocol::pg::{PgConn, Place, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use crate::protocol::pg::{PgConn, Place};
 use crate::protocol::Role;
 use postgres::{Client, SimpleQueryMessage};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -125,21 +125,14 @@ pub(super) fn connect(
 
 /// A block's answer on the protocol's connection `db`: its protocol operations' or its statements'.
 pub(super) fn run(db: &mut Db, memory: &mut Memory, sql: &str) -> Answer {
-    match ops::block(sql, true) {
-        Ok(Some(ops)) => {
-            let tables = format!("{PRODUCER_SCHEMA}{CONSUMER_SCHEMA}");
-            match ops::run(db, &ops, 0, Answer::default(), memory, false, &tables) {
-                Ran::Answered(answer) | Ran::Busy { so_far: answer, .. } => answer,
-            }
-        }
-        Ok(None) => match db.conn() {
-            Store::Pg(c) => answer(c.simple_query(sql)),
-            Store::Lite(_) => unreachable!("a PostgreSQL session is opened on PostgreSQL"),
-        },
-        Err(e) => Answer {
-            sets: Vec::new(),
-            error: Some(format!("ERROR:  {e}")),
-        },
+    if ops::is_block(sql) {
+        return match ops::run_block(db, sql, 0, Answer::default(), memory, false) {
+            Ran::Answered(answer) | Ran::Busy { so_far: answer, .. } => answer,
+        };
+    }
+    match db.conn() {
+        Store::Pg(c) => answer(c.simple_query(sql)),
+        Store::Lite(_) => unreachable!("a PostgreSQL session is opened on PostgreSQL"),
     }
 }
 

@@ -110,9 +110,12 @@ impl<'o> Transcript<'o> {
         }
     }
 
-    /// A setup's or teardown's output (printed, not kept: the same for every permutation).
-    pub fn block(&mut self, answer: &Answer) {
-        self.say(&answer.printed());
+    /// A setup's or teardown's output (printed, not kept: the same for every permutation). One of the
+    /// protocol's operations says nothing when it succeeds: it would repeat, a line each, before every permutation.
+    pub fn block(&mut self, sql: &str, answer: &Answer) {
+        if !(super::ops::is_block(sql) && answer.error.is_none()) {
+            self.say(&answer.printed());
+        }
     }
 
     pub fn answered(&mut self, session: &str, step: &super::Step, answer: &Answer) {

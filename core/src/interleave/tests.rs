@@ -133,9 +133,9 @@ fn a_bad_spec_is_refused_naming_its_line() {
             "the seq is 1 to 3",
         ),
         (
-            "session s\nstep a { @advance A 1 \"bad id\" }\n",
+            "session s\nstep a { @advance A 1 A/1 }\n",
             2,
-            "is not an operation",
+            "field `event_id` may hold only A–Z a–z 0–9 _ . : -, found '/'",
         ),
     ] {
         let e = parse(text).unwrap_err();

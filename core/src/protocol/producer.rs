@@ -124,8 +124,8 @@ pub fn pick_for_relay(db: &mut Db, event_id: Option<&str>) -> Result<Option<Outb
 }
 
 /// §4: in a producer transaction of its own, record that the consumer holds the event. Writes (and so crosses
-/// the relay boundaries) only while the row is still 0.
-pub fn mark_accepted(db: &mut Db, event_id: &str) -> Result<(), Stop> {
+/// the relay boundaries) only while the row is still 0; says whether it wrote.
+pub fn mark_accepted(db: &mut Db, event_id: &str) -> Result<bool, Stop> {
     let wrote = db.write_tx(|db| {
         let accepted = db.query_opt(
             "SELECT accepted FROM outbox WHERE event_id=?",
@@ -145,5 +145,5 @@ pub fn mark_accepted(db: &mut Db, event_id: &str) -> Result<(), Stop> {
     if wrote {
         db.pass(Boundary::RelayAfterMarkCommit)?;
     }
-    Ok(())
+    Ok(wrote)
 }

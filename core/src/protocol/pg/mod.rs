@@ -371,6 +371,21 @@ impl PgConn {
         self.role.set(role);
     }
 
+    /// Whether a transaction is open, asked of the server (the client does not say): in one, the probe is not
+    /// its first statement, so its start is not the transaction's; in one an error ended, it fails.
+    pub fn in_transaction(&self) -> bool {
+        let probe = self
+            .simple_query("SELECT transaction_timestamp() = statement_timestamp()")
+            .ok()
+            .and_then(|messages| {
+                messages.into_iter().find_map(|m| match m {
+                    SimpleQueryMessage::Row(row) => row.get(0).map(str::to_owned),
+                    _ => None,
+                })
+            });
+        probe.as_deref() != Some("t")
+    }
+
     /// Statements as the simple protocol sends them, several in one text (a spec's step).
     pub fn simple_query(&self, sql: &str) -> Result<Vec<SimpleQueryMessage>, postgres::Error> {
         self.client.borrow_mut().simple_query(sql)
