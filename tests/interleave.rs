@@ -459,3 +459,33 @@ fn the_protocols_operations_answer_alike_on_both_stores_and_refuse_a_transaction
     // On the two stores the same protocol answers the same, line for line.
     assert_eq!(lite, pg);
 }
+
+#[test]
+fn a_transaction_a_spec_leaves_open_is_rolled_back_before_its_teardown_on_both_stores() {
+    let dir = std::env::temp_dir().join(format!("outbox-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("open.spec");
+    std::fs::write(
+        &spec,
+        "setup { CREATE TABLE t (i integer); }\nteardown { DROP TABLE t; }\n\
+         session s\nstep b { BEGIN; INSERT INTO t VALUES (1); }\n",
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let url = url();
+    for store in ["sqlite", url.as_str()] {
+        // Without the rollback the teardown's DROP waits on the session's lock: PostgreSQL's own tester would
+        // wait for ever; here the timeout would end the run with exit 2.
+        let mut args = vec![spec, "--store", store];
+        if store != "sqlite" {
+            args.extend(["--step-timeout", "5"]);
+        }
+        let (code, out, err) = ours(&args);
+        assert_eq!(code, 0, "{store}: {err}");
+        assert!(
+            out.ends_with("step b: BEGIN; INSERT INTO t VALUES (1);\n"),
+            "{store}: {out}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

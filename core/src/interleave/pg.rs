@@ -37,7 +37,9 @@ pub fn run_spec(
     watch
         .batch_execute(&format!(
             "SET client_min_messages = warning; DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
-             SET search_path = {schema}"
+             SET search_path = {schema}; SET statement_timeout = {}",
+            // A setup or teardown that waits on a lock for ever ends too, as a step does.
+            timeout.as_millis()
         ))
         .map_err(|e| Stopped(format!("{}: {}", shown(url), db_message(&e))))?;
     let mut transcript = Transcript::new(out);
