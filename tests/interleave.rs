@@ -29,6 +29,30 @@ fn ours(args: &[&str]) -> (i32, String, String) {
     common::cli(&[&["interleave"], args].concat())
 }
 
+/// A temporary directory of specs, removed when dropped, pass or fail.
+struct Specs(std::path::PathBuf);
+
+impl Specs {
+    fn new(name: &str) -> Specs {
+        let dir = std::env::temp_dir().join(format!("outbox-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Specs(dir)
+    }
+
+    /// Writes the spec `name`, and gives its path.
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Specs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn specs() -> Vec<String> {
     let files = common::files("specs/isolation", "spec");
     assert!(files.len() >= 3, "{files:?}");
@@ -64,13 +88,8 @@ fn each_plain_spec_prints_what_postgresqls_isolationtester_prints() {
 #[test]
 fn a_bad_spec_a_step_that_never_ends_and_bad_flags_exit_2_naming_why() {
     let url = url();
-    let dir = std::env::temp_dir().join(format!("outbox-specs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_string_lossy().into_owned()
-    };
+    let dir = Specs::new("specs");
+    let write = |name: &str, text: &str| dir.write(name, text);
     let unknown = write(
         "unknown.spec",
         "session s\nstep a { SELECT 1; }\nfrobnicate { x }\n",
@@ -113,7 +132,7 @@ fn a_bad_spec_a_step_that_never_ends_and_bad_flags_exit_2_naming_why() {
             "--isolation is PostgreSQL's",
         ),
         (
-            vec!["--all", dir.to_str().unwrap(), "--store", &url],
+            vec!["--all", dir.0.to_str().unwrap(), "--store", &url],
             "missing.spec: line 3",
         ),
         (
@@ -169,7 +188,6 @@ fn a_bad_spec_a_step_that_never_ends_and_bad_flags_exit_2_naming_why() {
         .and_then(|r| r.try_get(0))
         .unwrap();
     assert_eq!(left, 0, "the run's schema left behind");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 const KEPT: &str = concat!(
@@ -357,27 +375,18 @@ fn on_sqlite_a_step_that_needs_the_writer_waits_and_an_order_the_writer_forbids_
 #[test]
 fn an_order_only_a_later_step_could_free_is_said_at_once_but_a_lock_timeout_is_waited_for() {
     let url = url();
-    let dir = std::env::temp_dir().join(format!("outbox-specs-order-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Specs::new("specs-order");
     // Two sessions wait on a third, which is idle: the first's next step cannot run in this order.
-    let chain = dir.join("chain.spec");
-    std::fs::write(
-        &chain,
+    let chain = dir.write(
+        "chain.spec",
         "setup { CREATE TABLE r (i int); INSERT INTO r VALUES (1); }\nteardown { DROP TABLE r; }\n\
          session c\nstep c_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep c_end { COMMIT; }\n\
          session a\nstep a_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep a_end { COMMIT; }\n\
          session b\nstep b_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep b_end { COMMIT; }\n\
          permutation c_lock a_lock b_lock a_end c_end b_end\npermutation c_lock a_lock c_end a_end b_lock b_end\n",
-    )
-    .unwrap();
+    );
     let started = std::time::Instant::now();
-    let (code, out, err) = ours(&[
-        chain.to_str().unwrap(),
-        "--store",
-        &url,
-        "--step-timeout",
-        "30",
-    ]);
+    let (code, out, err) = ours(&[&chain, "--store", &url, "--step-timeout", "30"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         started.elapsed().as_secs() < 20,
@@ -392,16 +401,14 @@ fn an_order_only_a_later_step_could_free_is_said_at_once_but_a_lock_timeout_is_w
     );
     assert!(!second.contains("cannot run"), "{second}");
     // A session with a lock timeout is freed by it: the tester waits, and so does the runner.
-    let timeout = dir.join("timeout.spec");
-    std::fs::write(
-        &timeout,
+    let timeout = dir.write(
+        "timeout.spec",
         "setup { CREATE TABLE r (i int); INSERT INTO r VALUES (1); }\nteardown { DROP TABLE r; }\n\
          session c\nstep c_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep c_end { COMMIT; }\n\
          session a\nsetup { SET lock_timeout = '300ms'; }\nstep a_lock { BEGIN; SELECT i FROM r FOR UPDATE; }\nstep a_end { COMMIT; }\n\
          permutation c_lock a_lock a_end c_end\n",
-    )
-    .unwrap();
-    let (code, out, err) = ours(&[timeout.to_str().unwrap(), "--store", &url]);
+    );
+    let (code, out, err) = ours(&[&timeout, "--store", &url]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(
@@ -410,16 +417,13 @@ fn an_order_only_a_later_step_could_free_is_said_at_once_but_a_lock_timeout_is_w
         "{out}"
     );
     assert!(!out.contains("cannot run"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_protocols_operations_answer_alike_on_both_stores_and_refuse_a_transaction_left_open() {
-    let dir = std::env::temp_dir().join(format!("outbox-ops-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let spec = dir.join("ops.spec");
-    std::fs::write(
-        &spec,
+    let dir = Specs::new("ops");
+    let spec = dir.write(
+        "ops.spec",
         "setup { @tables }\n\
          setup { @advance A 1; @advance A 2; @receive; @mark }\n\
          teardown { DROP TABLE flow; DROP TABLE outbox; DROP TABLE inbox; DROP TABLE projection; DROP TABLE effect; }\n\
@@ -433,13 +437,10 @@ fn the_protocols_operations_answer_alike_on_both_stores_and_refuse_a_transaction
          step held { @apply A until apply.after_projection }\n\
          step undo { ROLLBACK; }\n\
          permutation held send undo open refused close apply\n",
-    )
-    .unwrap();
-    let spec = spec.to_str().unwrap();
-    let (code, lite, err) = ours(&[spec, "--store", "sqlite"]);
+    );
+    let (code, lite, err) = ours(&[&spec, "--store", "sqlite"]);
     assert_eq!(code, 0, "{err}");
-    let (code, pg, err) = ours(&[spec, "--store", &url()]);
-    let _ = std::fs::remove_dir_all(&dir);
+    let (code, pg, err) = ours(&[&spec, "--store", &url()]);
     assert_eq!(code, 0, "{err}");
     for line in [
         // The worker stopped inside its transaction holds the consumer's writer: the relay's receive waits for
@@ -462,21 +463,17 @@ fn the_protocols_operations_answer_alike_on_both_stores_and_refuse_a_transaction
 
 #[test]
 fn a_transaction_a_spec_leaves_open_is_rolled_back_before_its_teardown_on_both_stores() {
-    let dir = std::env::temp_dir().join(format!("outbox-open-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let spec = dir.join("open.spec");
-    std::fs::write(
-        &spec,
+    let dir = Specs::new("open");
+    let spec = dir.write(
+        "open.spec",
         "setup { CREATE TABLE t (i integer); }\nteardown { DROP TABLE t; }\n\
          session s\nstep b { BEGIN; INSERT INTO t VALUES (1); }\n",
-    )
-    .unwrap();
-    let spec = spec.to_str().unwrap();
+    );
     let url = url();
     for store in ["sqlite", url.as_str()] {
         // Without the rollback the teardown's DROP waits on the session's lock: PostgreSQL's own tester would
         // wait for ever; here the timeout would end the run with exit 2.
-        let mut args = vec![spec, "--store", store];
+        let mut args = vec![spec.as_str(), "--store", store];
         if store != "sqlite" {
             args.extend(["--step-timeout", "5"]);
         }
@@ -487,5 +484,4 @@ fn a_transaction_a_spec_leaves_open_is_rolled_back_before_its_teardown_on_both_s
             "{store}: {out}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
