@@ -28,10 +28,11 @@ export default defineConfig({
   projects: [
     { name: 'chromium', testMatch: '*.test.mjs' },
     // The journeys in every engine a reader uses, each its stock Debian browser over WebDriver (e2e/engines/).
+    // One retry, taken only when the first attempt ended on the engine crashing (e2e/engines/fixtures.mjs).
     ...['chromium', 'firefox', 'webkit'].map((engine) => ({
-      name: `journeys-${engine}`, testDir: 'e2e/engines', testMatch: '*.journey.mjs', use: { engine },
+      name: `journeys-${engine}`, testDir: 'e2e/engines', testMatch: '*.journey.mjs', use: { engine }, retries: 1,
     })),
-    { name: 'journeys-webkit-phone', testDir: 'e2e/engines', testMatch: '*.journey.mjs',
+    { name: 'journeys-webkit-phone', testDir: 'e2e/engines', testMatch: '*.journey.mjs', retries: 1,
       use: { engine: 'webkit', size: { width: 390, height: 844 } } },
   ],
 });

@@ -1,6 +1,8 @@
 // What every journey gets: the release build served on loopback, and `page`, a fresh session of this project's
 // engine (WebDriver classic, e2e/engines/webdriver.mjs) with the playground's helpers. A failure saves that
 // engine's screenshot in test-results/; a page error (recorded from the page's load on) fails the journey.
+import fs from 'node:fs';
+import path from 'node:path';
 import { test as base, expect } from '@playwright/test';
 import { serve } from '../server.mjs';
 import { DIST } from '../fixtures.mjs';
@@ -106,6 +108,16 @@ class Playground {
   errors() { return this.run('return window.__errors ?? []'); }
 }
 
+/** What WebKitWebDriver answers once the browser's web process has died: seen twice on 2026-12-07, each time with
+ * the kernel logging the crash (a segfault in JavaScriptCore in a worker, a GLib abort); the page did nothing
+ * wrong, the engine fell over. */
+const ENGINE_CRASH = /invalid session id|Could not parse script result/;
+
+/** Where a journey's first attempt leaves word that it ended on the engine crashing (kept for the whole run). */
+function crashMark(testInfo) {
+  return path.join(testInfo.project.outputDir, 'engine-crashes', testInfo.testId);
+}
+
 export const test = base.extend({
   engine: ['chromium', { option: true }],
   // The page's viewport (not Playwright's `viewport`: no Playwright browser runs here).
@@ -118,6 +130,12 @@ export const test = base.extend({
   }, { scope: 'worker' }],
 
   page: async ({ engine, size }, use, testInfo) => {
+    // A journey is tried again only when its first attempt ended on the engine crashing; a failure of its own
+    // fails the retry at once, so a retry never hides one.
+    const crashed = crashMark(testInfo);
+    if (testInfo.retry > 0 && !fs.existsSync(crashed)) {
+      throw new Error('not retried: the first attempt failed on its own, not on the engine crashing');
+    }
     const session = await launchEngine(engine, size);
     const page = new Playground(session);
     let errors = [];
@@ -126,6 +144,10 @@ export const test = base.extend({
       errors = await page.errors().catch(() => []);
     } finally {
       if (testInfo.status !== testInfo.expectedStatus) {
+        if (ENGINE_CRASH.test(testInfo.error?.message ?? '')) {
+          fs.mkdirSync(path.dirname(crashed), { recursive: true });
+          fs.writeFileSync(crashed, testInfo.error.message);
+        }
         const file = testInfo.outputPath(`${engine}.png`);
         await session.screenshot(file).catch(() => {});
         await testInfo.attach(`${engine} screenshot`, { path: file, contentType: 'image/png' }).catch(() => {});

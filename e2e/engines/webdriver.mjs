@@ -110,7 +110,7 @@ class Element {
    * stopped moving: a section laid out as it comes into view (content-visibility: auto) moves what is below it,
    * and a click at the old point would land on something else, as Playwright's own clicks wait for a stable box. */
   async click() {
-    const settle = () => this.session.runAsync(`const [e, done] = arguments;
+    await this.session.runAsync(`const [e, done] = arguments;
       let last = '', same = 0, frames = 0;
       const tick = () => {
         const r = e.getBoundingClientRect();
@@ -123,16 +123,6 @@ class Element {
       };
       e.scrollIntoView({ block: 'center' });
       requestAnimationFrame(tick);`, this.ref);
-    // WebKitGTK's driver once answered this wait "Could not parse script result" (one click in a whole test run,
-    // 2026-12-07); the wait changes nothing a second try would undo, so it is asked again, twice at most.
-    for (let tries = 1; ; tries++) {
-      try {
-        await settle();
-        break;
-      } catch (error) {
-        if (tries > 2 || !/Could not parse script result/.test(error.message)) throw error;
-      }
-    }
     await this.session.call('POST', `/element/${this.id}/click`, {});
   }
   text() { return this.session.call('GET', `/element/${this.id}/text`); }
