@@ -3,7 +3,7 @@
 //! reaches the page. By hand rather than serde's derive, which would pull Rust's float printer into the page
 //! for its error messages (ARCHITECTURE.md, "Decisions").
 
-use crate::words::Word;
+use crate::words::{quoted_list, Word};
 use serde_json::{Map, Value};
 
 /// How a message names a JSON value's type.
@@ -45,15 +45,6 @@ pub fn short_str(text: &str) -> String {
     short_json(&Value::String(text.to_owned()))
         .trim_matches('"')
         .to_owned()
-}
-
-/// `` `a`, `b` `` for a message.
-pub fn quoted_list(items: &[&str]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// An object's fields, taken one at a time by name and type.

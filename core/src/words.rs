@@ -11,8 +11,17 @@ pub trait Word: Copy + 'static {
 
     /// The words as a message lists them: `` `a`, `b`, `c` ``.
     fn listed() -> String {
-        crate::json::quoted_list(Self::names())
+        quoted_list(Self::names())
     }
+}
+
+/// `` `a`, `b` `` for a message.
+pub fn quoted_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Declares a unit enum with one word per variant:

@@ -3,8 +3,8 @@
 
 use super::{ConsumerSetup, Op, Step, Trace, Write, MAX_STEPS, MAX_TRACE_BYTES, TRACE_FORMAT};
 use crate::json::{json_type, short_json, short_str, Fields};
+use crate::protocol::rule::{Rule, RuleEffect};
 use crate::protocol::{Ordering, Role};
-use crate::rule::{Rule, RuleEffect};
 use crate::words::Word;
 use serde_json::Value;
 
@@ -182,7 +182,7 @@ fn step_from_value(raw: Value) -> Result<Step, String> {
     if let Some(extra) = f.unknown(fields) {
         let expected = match fields {
             [] => "no fields".to_owned(),
-            _ => crate::json::quoted_list(fields),
+            _ => crate::words::quoted_list(fields),
         };
         return Err(format!(
             "unknown field `{}`, expected {expected}",
