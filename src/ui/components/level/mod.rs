@@ -9,49 +9,40 @@ pub mod fetch;
 mod share;
 pub mod store;
 mod view;
+mod words;
+
+pub use words::Words;
 
 use crate::ui::hints::{Hinter, Reply};
 use crate::ui::i18n::Lang;
 use crate::ui::state::{Act, Action};
-use crate::ui::Ctx;
+use crate::ui::Ctx as PageCtx;
 use outbox_core::checker::{Move, Play};
 use outbox_core::levels::{Bet, Level};
 use outbox_core::playground::Command;
 use outbox_core::protocol::Boundary;
-use serde_json::{Map, Value};
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The page's words for levels, both languages (`src/i18n/levels.json`, fetched with the levels).
-#[derive(Clone, Default)]
-pub struct Words(Rc<Map<String, Value>>);
+/// What the panel's parts need.
+#[derive(Clone)]
+pub struct Ctx {
+    pub model: PageCtx,
+    pub game: Shared,
+    pub words: Words,
+    pub redraw: UseForceUpdateHandle,
+    pub embed: bool,
+}
 
-impl Words {
-    pub fn t(&self, lang: Lang, key: &str) -> String {
-        let tag = if lang == Lang::Zh { "zh" } else { "en" };
-        self.0
-            .get(tag)
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or(key)
-            .to_owned()
+impl Ctx {
+    pub fn t(&self, key: &str) -> String {
+        self.words.t(self.model.lang, key)
     }
 
-    pub fn tf(&self, lang: Lang, key: &str, args: &[&str]) -> String {
-        crate::ui::i18n::fill(self.t(lang, key), args)
-    }
-
-    /// The challenge level's words in both languages, as a level file holds them.
-    pub fn challenge(&self) -> Value {
-        let lang = |lang| {
-            let mut o = Map::new();
-            for key in ["title", "claim", "bet_hold", "bet_break", "win", "lesson"] {
-                o.insert(key.into(), self.t(lang, &format!("challenge.{key}")).into());
-            }
-            Value::Object(o)
-        };
-        serde_json::json!({ "en": lang(Lang::En), "zh": lang(Lang::Zh) })
+    pub fn tf(&self, key: &str, args: &[&str]) -> String {
+        self.words.tf(self.model.lang, key, args)
     }
 }
 
@@ -118,7 +109,7 @@ type Shared = Rc<RefCell<Option<Game>>>;
 
 #[component]
 pub fn LevelPanel(props: &Props) -> Html {
-    let Some(model) = use_context::<Ctx>() else {
+    let Some(model) = use_context::<PageCtx>() else {
         return html! {};
     };
     let game: Shared = use_mut_ref(|| None);
@@ -143,7 +134,7 @@ pub fn LevelPanel(props: &Props) -> Html {
                 fetch::text("levels.json", move |fetched| {
                     let opened = fetched.and_then(|text| {
                         let bundle = outbox_core::levels::read_bundle(&text)?;
-                        let w = Words(Rc::new(bundle.words.clone()));
+                        let w = Words::new(Rc::new(bundle.words.clone()));
                         Ok((open(&id, bundle, &w, lang), w))
                     });
                     match opened {
@@ -184,7 +175,7 @@ pub fn LevelPanel(props: &Props) -> Html {
             html! { <p class="note" data-testid="level-loading">{ crate::ui::i18n::t(lang, "title") }{ " …" }</p> }
         }
         Status::Failed(e) => {
-            let text = if words.0.is_empty() {
+            let text = if words.is_empty() {
                 e.to_string()
             } else {
                 words.tf(lang, "failed", &[&crate::ui::i18n::message(lang, e)])
@@ -195,7 +186,7 @@ pub fn LevelPanel(props: &Props) -> Html {
             <p class="error" role="alert" data-testid="level-error">{ crate::ui::i18n::message(lang, e) }</p>
         },
         Status::Ready => {
-            let ctx = view::Ctx {
+            let ctx = Ctx {
                 model: model.clone(),
                 game: game.clone(),
                 words: (*words).clone(),
@@ -264,7 +255,7 @@ fn open(
 
 /// The game's first moments: the player shows the level's (empty) history, and the level's worker starts on
 /// the search from the start (the par, or the proof), so a reader's first hint finds it done.
-fn start(game: &Shared, model: &Ctx, redraw: &UseForceUpdateHandle) {
+fn start(game: &Shared, model: &PageCtx, redraw: &UseForceUpdateHandle) {
     let trace = game.borrow().as_ref().map(|g| g.play.trace());
     if let Some(trace) = trace {
         model.act(Command::Load(Box::new(trace)));
@@ -313,7 +304,7 @@ impl Game {
 }
 
 /// Makes move `m`, shows the history in the player, and on a break records the win.
-pub fn make(ctx: &view::Ctx, m: Move) {
+pub fn make(ctx: &Ctx, m: Move) {
     let shown = change(ctx, |g| {
         g.error = None;
         g.gave_up = false;
@@ -348,17 +339,17 @@ pub fn make(ctx: &view::Ctx, m: Move) {
 }
 
 /// Runs `f` on the game, and lets go of it before anything is drawn again.
-fn change<T>(ctx: &view::Ctx, f: impl FnOnce(&mut Game) -> T) -> Option<T> {
+fn change<T>(ctx: &Ctx, f: impl FnOnce(&mut Game) -> T) -> Option<T> {
     let mut guard = ctx.game.borrow_mut();
     guard.as_mut().map(f)
 }
 
 /// Takes moves back to the first `n`.
-pub fn back_to(ctx: &view::Ctx, n: usize) {
+pub fn back_to(ctx: &Ctx, n: usize) {
     take_back(&ctx.game, &ctx.model, &ctx.redraw, n);
 }
 
-fn take_back(game: &Shared, model: &Ctx, redraw: &UseForceUpdateHandle, n: usize) {
+fn take_back(game: &Shared, model: &PageCtx, redraw: &UseForceUpdateHandle, n: usize) {
     let trace = game.borrow_mut().as_mut().map(|g| {
         g.error = g.play.back_to(n).err();
         g.hint = None;
@@ -372,7 +363,7 @@ fn take_back(game: &Shared, model: &Ctx, redraw: &UseForceUpdateHandle, n: usize
 }
 
 /// *Hint*: the next stage of the hint at this position, searching for it first if it is new.
-pub fn hint(ctx: &view::Ctx) {
+pub fn hint(ctx: &Ctx) {
     change(ctx, |g| {
         let history = g.play.history();
         if let Some(h) = g.hint.as_mut().filter(|h| h.history == history) {
@@ -417,7 +408,7 @@ pub fn hint(ctx: &view::Ctx) {
 }
 
 /// The reader's bet: `None` is "it breaks", which asks which property next.
-pub fn bet(ctx: &view::Ctx, bet: Option<Bet>) {
+pub fn bet(ctx: &Ctx, bet: Option<Bet>) {
     change(ctx, |g| match bet {
         Some(bet) => {
             g.bet = Some(bet);
@@ -433,7 +424,7 @@ pub fn bet(ctx: &view::Ctx, bet: Option<Bet>) {
 /// and shown. The link's reader gets the bet, the referee, hints and the par as for the built-in levels.
 #[component]
 pub fn Challenge() -> Html {
-    let Some(model) = use_context::<Ctx>() else {
+    let Some(model) = use_context::<PageCtx>() else {
         return html! {};
     };
     let lang = model.lang;
@@ -452,7 +443,7 @@ pub fn Challenge() -> Html {
             let made = made.clone();
             fetch::text("levels.json", move |fetched| {
                 let link = fetched.and_then(|text| {
-                    let words = Words(Rc::new(outbox_core::levels::read_bundle(&text)?.words));
+                    let words = Words::new(Rc::new(outbox_core::levels::read_bundle(&text)?.words));
                     let level = outbox_core::levels::challenge(&rule, words.challenge());
                     // What the link's reader will be refused, refused here first.
                     outbox_core::levels::from_value(level.clone())?;

@@ -1,7 +1,6 @@
 //! What leaves a level's panel: the reader's progress as a file (and back in), and the embed code for an article.
 
-use super::view::Ctx;
-use super::Game;
+use super::{Ctx, Game};
 use crate::ui::i18n::{t, Lang};
 use crate::ui::FileRefusal;
 use outbox_core::levels::Progress;

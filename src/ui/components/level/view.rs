@@ -1,7 +1,7 @@
 //! The level's panel as the reader sees it: the list, the claim and the bet, the moves, the hint, the verdict,
 //! the proof, and the progress's file.
 
-use super::{Answer, Game, Shared, Words};
+use super::{Answer, Ctx, Game};
 use crate::ui::hints::Reply;
 use crate::ui::i18n::{t, tf, Lang};
 use outbox_core::checker::{describe, Action, Move, Property};
@@ -11,26 +11,6 @@ use outbox_core::protocol::Boundary;
 use outbox_core::trace::Step;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
-
-/// What the panel's parts need.
-#[derive(Clone)]
-pub struct Ctx {
-    pub model: crate::ui::Ctx,
-    pub game: Shared,
-    pub words: Words,
-    pub redraw: UseForceUpdateHandle,
-    pub embed: bool,
-}
-
-impl Ctx {
-    pub fn t(&self, key: &str) -> String {
-        self.words.t(self.model.lang, key)
-    }
-
-    pub fn tf(&self, key: &str, args: &[&str]) -> String {
-        self.words.tf(self.model.lang, key, args)
-    }
-}
 
 pub fn panel(ctx: &Ctx) -> Html {
     let g = ctx.game.borrow();
