@@ -2,8 +2,8 @@
 //! each run followed by restart and recovery. Plain Rust, so the browser runs it in chunks and the native
 //! benchmark runs the very same work.
 
+use crate::protocol::rule::Rule;
 use crate::protocol::{self, Boundary, Ordering, KINDS};
-use crate::rule::Rule;
 use crate::trace::{ConsumerSetup, Session, Step, Trace};
 use std::sync::Arc;
 

@@ -26,7 +26,8 @@ pub mod playground;
 pub mod protocol;
 #[cfg(unix)]
 pub mod real;
-pub mod rule;
+/// The reader's rule, one of the protocol's consumers; also at the crate's root, where the page and the CLI name it.
+pub use protocol::rule;
 pub mod share;
 pub mod trace;
 

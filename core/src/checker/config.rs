@@ -1,8 +1,8 @@
 //! The checker's configuration (CHECKER.md "Configuration"): the bounds of the search, checked before anything
 //! runs, and the fixed events they imply.
 
+use crate::protocol::rule::{Rule, RuleEffect};
 use crate::protocol::{Event, Ordering, Synchronous, WriteMode, KINDS};
-use crate::rule::{Rule, RuleEffect};
 use crate::trace::{schema_payload, ConsumerSetup, Step};
 use crate::words::Word;
 use std::sync::Arc;

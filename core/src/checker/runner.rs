@@ -180,7 +180,9 @@ impl Runner {
             if let Action::Apply(flow) = action {
                 let name = super::config::FLOW_IDS[flow as usize];
                 // `waiting` from the state's rows, as the consumer builds it from the same rows in SQLite.
-                if let Err(message) = crate::rule::answer(rule, &s.waiting(&self.config, flow)) {
+                if let Err(message) =
+                    crate::protocol::rule::answer(rule, &s.waiting(&self.config, flow))
+                {
                     return Ok(Some(Violation {
                         property: Property::RuleAnswers,
                         message: format!("apply {name}: {message}"),

@@ -399,7 +399,7 @@ impl State {
     }
 
     /// RULE.md's `waiting` for `flow` in this state: what the consumer's apply would fill it with.
-    pub fn waiting(&self, config: &Config, flow: u8) -> Vec<crate::rule::WaitingRow> {
+    pub fn waiting(&self, config: &Config, flow: u8) -> Vec<crate::protocol::rule::WaitingRow> {
         let (last_seq, state) = self.last_seq(flow);
         let held = self
             .projection
@@ -407,14 +407,14 @@ impl State {
             .find(|p| p.flow == flow)
             .map_or(0, |p| p.held);
         let flow_state = STATES[state as usize];
-        let mut rows: Vec<crate::rule::WaitingRow> = self
+        let mut rows: Vec<crate::protocol::rule::WaitingRow> = self
             .inbox
             .iter()
             .zip(1..)
             .filter(|(r, _)| r.ev.flow == flow && INBOX_STATES[r.state as usize] != "applied")
             .map(|(r, place)| {
                 let event = config.event(r.ev);
-                crate::rule::WaitingRow {
+                crate::protocol::rule::WaitingRow {
                     event_id: event.event_id.clone(),
                     seq: event.seq,
                     kind: event.kind.clone(),

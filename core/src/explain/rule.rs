@@ -2,7 +2,7 @@
 //! answered on the same `waiting` rows.
 
 use super::*;
-use crate::rule::{self, Act, Rule, RuleEffect, WaitingRow};
+use crate::protocol::rule::{self, Act, Rule, RuleEffect, WaitingRow};
 
 /// `(A2, apply)`, `no row`, or what it returned that the engine cannot carry out.
 fn answer_words(

@@ -86,7 +86,7 @@ pub const LINK_KEY: &str = "level=";
 
 /// The level a reader's rule makes (*Challenge someone to break this*): the rule as the consumer, the page
 /// checker's default bounds, and the words `words` gives (`{"en": {title, claim, …}, "zh": {…}}`).
-pub fn challenge(rule: &crate::rule::Rule, words: Value) -> Value {
+pub fn challenge(rule: &crate::protocol::rule::Rule, words: Value) -> Value {
     let config = Config::default();
     serde_json::json!({
         "format": LEVEL_FORMAT,

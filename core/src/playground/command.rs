@@ -16,7 +16,7 @@ pub enum Command {
     Reset,
     SetMode(Ordering),
     /// Starts over with the reader's rule as the consumer.
-    SetRule(std::sync::Arc<crate::rule::Rule>),
+    SetRule(std::sync::Arc<crate::protocol::rule::Rule>),
     SetSupportV2(bool),
     /// Installs or drops a rejecting trigger (experiment 10).
     Fault(FaultTarget, bool),

@@ -208,7 +208,7 @@ impl Playground {
     }
 
     /// The reader's rule, when the consumer is one.
-    pub fn rule(&self) -> Option<&std::sync::Arc<crate::rule::Rule>> {
+    pub fn rule(&self) -> Option<&std::sync::Arc<crate::protocol::rule::Rule>> {
         self.setup.rule.as_ref()
     }
 

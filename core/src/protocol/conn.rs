@@ -3,34 +3,8 @@
 //! `AS`); what differs — how a write transaction begins, the schema's types, errors, the fault triggers — is
 //! answered here for SQLite and in [`super::pg`] for PostgreSQL. The page builds only the SQLite side.
 
-use super::db::Stop;
-use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
+use super::vocab::{Cell, Control, Role, Stop, P};
 use rusqlite::Connection;
-
-/// A statement parameter that can also be printed into the SQL log.
-#[derive(Clone, Copy, Debug)]
-pub enum P<'a> {
-    T(&'a str),
-    I(i64),
-}
-
-impl ToSql for P<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(match self {
-            P::T(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
-            P::I(i) => ToSqlOutput::Owned(SqlValue::Integer(*i)),
-        })
-    }
-}
-
-/// A transaction's control statement, which each store spells its own way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Control {
-    /// A write transaction that holds its database's write lock from its first statement (§2).
-    Begin,
-    Commit,
-    Rollback,
-}
 
 /// One database's connection, on either store.
 pub enum Conn {
@@ -45,45 +19,6 @@ pub enum Row<'a> {
     Lite(&'a rusqlite::Row<'a>),
     #[cfg(feature = "postgres")]
     Pg(&'a postgres::Row),
-}
-
-/// A value a row's column can be read as: the protocol reads whole numbers, text and nullable text.
-pub trait Cell: Sized {
-    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self>;
-    #[cfg(feature = "postgres")]
-    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error>;
-}
-
-impl Cell for i64 {
-    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self> {
-        row.get(i)
-    }
-    #[cfg(feature = "postgres")]
-    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error> {
-        // The schema's numbers are `bigint`; a literal in a select list (`SELECT 1`) is an `integer`.
-        row.try_get::<_, i64>(i)
-            .or_else(|_| row.try_get::<_, i32>(i).map(i64::from))
-    }
-}
-
-impl Cell for String {
-    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self> {
-        row.get(i)
-    }
-    #[cfg(feature = "postgres")]
-    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error> {
-        row.try_get(i)
-    }
-}
-
-impl Cell for Option<String> {
-    fn lite(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Self> {
-        row.get(i)
-    }
-    #[cfg(feature = "postgres")]
-    fn pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error> {
-        row.try_get(i)
-    }
 }
 
 impl Row<'_> {
@@ -199,7 +134,7 @@ impl Conn {
     }
 
     /// From now on, write transactions are `role`'s: on PostgreSQL they take its lock; SQLite has one writer.
-    pub fn lock_as(&self, role: super::db::Role) {
+    pub fn lock_as(&self, role: Role) {
         match self {
             Conn::Lite(_) => {}
             #[cfg(feature = "postgres")]

@@ -6,7 +6,8 @@
 //! exactly a process exit: SQLite rolls the open transaction back and the disk keeps only what was committed.
 
 pub use super::changes::{tables, Changes};
-pub use super::conn::{Cell, Conn, Control, Row, P};
+use super::conn::{Conn, Row};
+use super::vocab::{Control, Role, Stop, P};
 use super::Boundary;
 use rusqlite::{Connection, OpenFlags};
 use std::fmt::Write as _;
@@ -29,55 +30,6 @@ pub fn lines(log: &SqlLog) -> impl std::ops::DerefMut<Target = Vec<SqlLine>> + '
     return log.borrow_mut();
 }
 
-words! {
-    /// Which of the two commit domains a connection belongs to (§1: no transaction ever spans both).
-    pub enum Role {
-        Producer = "producer",
-        Consumer = "consumer",
-    }
-}
-
-/// Why a protocol operation stopped early. Errors are values: nothing here panics.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// The process exits at this boundary; its open transaction must die with its connection.
-    Crash(Boundary),
-    /// The unsafe dual write's built-in exit, after committing only the state (§2).
-    UnsafeExit,
-    /// An SQL error; the transaction has been rolled back and the message is reported, never hidden (§8).
-    Sql(String),
-    /// Another process held the write lock past the busy timeout (`SQLITE_BUSY`; on PostgreSQL the lock's
-    /// `lock_timeout`, a deadlock or a serialization failure). Only databases shared by real processes answer this. The transaction that waited wrote nothing (an earlier one of the same
-    /// step, such as a relay's receive, may have committed), and it is never a success.
-    Busy(String),
-}
-
-impl From<rusqlite::Error> for Stop {
-    fn from(e: rusqlite::Error) -> Self {
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy) => Stop::Busy(sql_message(&e)),
-            _ => Stop::Sql(sql_message(&e)),
-        }
-    }
-}
-
-/// What the reader is told when SQLite refuses a statement: SQLite's own message (a trigger's `RAISE`, a
-/// constraint). rusqlite's other errors (a column read as the wrong type) would be the program's bugs, never the
-/// reader's doing: natively they print in full; the page names only that it happened, which keeps rusqlite's
-/// error formatting out of its module (1 KB, gzip).
-fn sql_message(e: &rusqlite::Error) -> String {
-    match e {
-        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
-        rusqlite::Error::SqliteFailure(code, None) => {
-            format!("SQLite error {}", code.extended_code)
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        other => other.to_string(),
-        #[cfg(target_arch = "wasm32")]
-        _ => "the SQLite layer failed unexpectedly (a bug in the playground)".into(),
-    }
-}
-
 /// Where a system's two databases live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Store {
@@ -86,7 +38,7 @@ pub enum Store {
     Memory,
     /// Real files shared by real processes (the CLI's `crash-real`, `race`, `soak` and `power`): WAL, a busy
     /// timeout for the write lock, and `synchronous=FULL`, or with `power` that `synchronous` through the layer
-    /// that forgets unsynced writes at a power cut (`real::unsynced`). A process exit is a real one.
+    /// that forgets unsynced writes at a power cut ([`super::unsynced`]). A process exit is a real one.
     Files {
         busy_timeout: Duration,
         power: Option<super::Synchronous>,
@@ -154,7 +106,7 @@ pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Err
                 Some(_) => Connection::open_with_flags_and_vfs(
                     location,
                     flags,
-                    crate::real::unsynced::register(),
+                    super::unsynced::register(),
                 )?,
                 #[cfg(not(unix))]
                 Some(_) => {

@@ -4,6 +4,7 @@
 //! **Architecture invariant:** nothing in this module knows about Yew, web-sys or the DOM; it runs the same
 //! natively and in wasm32.
 
+mod apply_steps;
 pub mod changes;
 pub mod conn;
 pub mod consumer;
@@ -13,14 +14,20 @@ pub mod invariant;
 pub mod pg;
 pub mod producer;
 pub mod results;
+pub mod rule;
 pub mod rule_apply;
 pub mod system;
 pub mod types;
+/// SQLite's power layer: the VFS that forgets unsynced writes (`Store::Files` with `power`), Unix only.
+#[cfg(unix)]
+pub mod unsynced;
+pub mod vocab;
 
 pub use consumer::ConsumerConfig;
-pub use db::{Role, SqlLine, Stop};
+pub use db::SqlLine;
 pub use invariant::Invariant;
 pub use producer::{Transition, WriteMode};
 pub use results::*;
 pub use system::{FaultTarget, Snapshot, Synchronous, System};
 pub use types::*;
+pub use vocab::{Role, Stop};

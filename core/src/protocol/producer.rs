@@ -1,7 +1,9 @@
 //! The producer (§2): `advance` commits the state change and its outbox row in one transaction; the unsafe dual
 //! write is kept beside it as the article's contrast.
 
-use super::db::{Db, Row, Stop, P};
+use super::conn::Row;
+use super::db::Db;
+use super::vocab::{Stop, P};
 use super::{next_kind, payload_fits_schema, AdvanceResult, Boundary, Event, AMOUNT};
 
 /// A requested transition: the event the producer would commit, with the seq it believes the flow is at.

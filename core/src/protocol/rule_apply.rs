@@ -1,13 +1,15 @@
 //! The reader's rule as the consumer (RULE.md): `waiting` filled inside the apply transaction, the rule's answer
-//! carried out with strict's writes and boundaries. The consumer's own steps are in [`super::consumer`].
+//! carried out with strict's writes and boundaries. The steps it shares with the consumer are in
+//! [`super::apply_steps`].
 
-use super::consumer::{
+use super::apply_steps::{
     after_commit, check_with, mark_blocked, outside_call, projection, record, write_projection,
     Next,
 };
-use super::db::{Db, Stop, P};
+use super::db::Db;
+use super::vocab::{Stop, P};
 use super::{held_after, ApplyResult, BlockReason, Boundary, Event};
-use crate::rule::{self, Act, Rule, RuleEffect, WaitingRow};
+use crate::protocol::rule::{self, Act, Rule, RuleEffect, WaitingRow};
 
 /// RULE.md's `waiting` for `flow_id` as the committed rows hold it now (`arrival` counted when asked).
 #[inline(never)]

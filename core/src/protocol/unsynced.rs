@@ -13,7 +13,6 @@
 //! within a file, and a failing disk. It never calls the real fsync: the machine does not lose power, only the
 //! model does, and the runs stay fast.
 
-use super::Rng;
 use rusqlite::ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fs::{File, OpenOptions};
@@ -435,15 +434,19 @@ impl std::fmt::Display for Kept {
 }
 
 /// The power goes out: each of `files` keeps what it had synced and a prefix of its later writes (the number
-/// chosen by `rng`, each file on its own), the last of them torn with `tear` at a sector boundary half the
+/// chosen by `below`, which answers a number under the one it is given, each file on its own), the last of them torn with `tear` at a sector boundary half the
 /// time, and every `-shm` file goes. Run only when no process has the files open.
-pub fn power_cut(files: &[PathBuf], rng: &mut Rng, tear: bool) -> std::io::Result<Vec<Kept>> {
+pub fn power_cut(
+    files: &[PathBuf],
+    below: &mut dyn FnMut(u64) -> u64,
+    tear: bool,
+) -> std::io::Result<Vec<Kept>> {
     let mut report = Vec::new();
     for path in files {
         let log = log_path(path);
         let undo = read_log(&log)?;
         let n = undo.len();
-        let k = rng.below(n as u64 + 1) as usize;
+        let k = below(n as u64 + 1) as usize;
         let mut torn = false;
         if n > 0 && path.exists() {
             let mut file = OpenOptions::new().read(true).write(true).open(path)?;
@@ -451,16 +454,11 @@ pub fn power_cut(files: &[PathBuf], rng: &mut Rng, tear: bool) -> std::io::Resul
                 file.write_all_at(&u.pre, u.at)?;
                 file.set_len(u.old)?;
             }
-            if tear
-                && k > 0
-                && !undo[k - 1].truncation
-                && undo[k - 1].len > 512
-                && rng.below(2) == 0
-            {
+            if tear && k > 0 && !undo[k - 1].truncation && undo[k - 1].len > 512 && below(2) == 0 {
                 let u = &undo[k - 1];
                 // Some sectors reached the disk, not all: a write of one sector is whole or not at all.
                 let sectors = u.len.div_ceil(512);
-                let t = (1 + rng.below(sectors.saturating_sub(1).max(1))) * 512;
+                let t = (1 + below(sectors.saturating_sub(1).max(1))) * 512;
                 if let Some(rest) = u.pre.get(t as usize..) {
                     file.write_all_at(rest, u.at + t)?;
                 }

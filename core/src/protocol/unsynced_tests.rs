@@ -1,6 +1,13 @@
 //! The power cut on a file whose undo log is written by hand: what it keeps, and what a tear leaves.
 
 use super::*;
+use crate::real::Rng;
+
+/// A power cut's choices from a seeded generator, as the power run makes them.
+fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut rng = Rng::new(seed);
+    move |n| rng.below(n)
+}
 
 /// A file synced as `AAAA`, then written `BB` at 2 and extended by `CC` at 4: the two undo records the
 /// layer would have logged, and a torn half record after them (a write killed mid-log).
@@ -21,7 +28,7 @@ fn a_cut_keeps_the_synced_bytes_and_a_prefix_of_the_writes_after_them() {
     let mut seen = std::collections::BTreeMap::new();
     for seed in 0..40 {
         let path = setup(&dir);
-        let kept = power_cut(std::slice::from_ref(&path), &mut Rng::new(seed), false).unwrap();
+        let kept = power_cut(std::slice::from_ref(&path), &mut below(seed), false).unwrap();
         assert_eq!(kept[0].unsynced, 2, "the torn record never happened");
         let bytes = std::fs::read(&path).unwrap();
         let want: &[u8] = match kept[0].kept {
@@ -45,7 +52,7 @@ fn a_cut_keeps_the_synced_bytes_and_a_prefix_of_the_writes_after_them() {
         let path = dir.join("t.db");
         std::fs::write(&path, [b'B'; 1024]).unwrap();
         std::fs::write(log_path(&path), encode(1024, 0, 1024, &[b'A'; 1024], false)).unwrap();
-        let kept = power_cut(std::slice::from_ref(&path), &mut Rng::new(seed), true).unwrap();
+        let kept = power_cut(std::slice::from_ref(&path), &mut below(seed), true).unwrap();
         kept[0].torn.then(|| std::fs::read(&path).unwrap())
     });
     let mut want = vec![b'B'; 512];
@@ -74,7 +81,7 @@ fn a_record_that_fails_its_checksum_ends_the_log_and_a_file_without_one_keeps_ev
     // A file gone with its log left (SQLite deletes a WAL as the last connection closes) stays gone.
     let (absent, deleted) = (dir.join("absent.db"), dir.join("deleted.db-wal"));
     std::fs::write(log_path(&deleted), encode(0, 0, 4, b"", false)).unwrap();
-    let kept = power_cut(&[path.clone(), absent, deleted], &mut Rng::new(1), true).unwrap();
+    let kept = power_cut(&[path.clone(), absent, deleted], &mut below(1), true).unwrap();
     assert_eq!(
         kept.iter().map(|k| k.unsynced).collect::<Vec<_>>(),
         [0, 0, 1]
@@ -87,7 +94,7 @@ fn a_record_that_fails_its_checksum_ends_the_log_and_a_file_without_one_keeps_ev
     let torn = (0..40).find_map(|seed| {
         std::fs::write(&grown, [[b'A'; 512], [b'B'; 512], [b'B'; 512]].concat()).unwrap();
         std::fs::write(log_path(&grown), encode(512, 512, 1024, &[], false)).unwrap();
-        let kept = power_cut(std::slice::from_ref(&grown), &mut Rng::new(seed), true).unwrap();
+        let kept = power_cut(std::slice::from_ref(&grown), &mut below(seed), true).unwrap();
         kept[0].torn.then(|| std::fs::read(&grown).unwrap())
     });
     assert_eq!(torn, Some([[b'A'; 512], [b'B'; 512]].concat()));
@@ -105,7 +112,7 @@ fn a_truncation_is_kept_whole_or_undone_whole() {
     for seed in 0..40 {
         std::fs::write(&path, b"").unwrap();
         std::fs::write(log_path(&path), encode(1024, 0, 1024, &[b'A'; 1024], true)).unwrap();
-        let kept = power_cut(std::slice::from_ref(&path), &mut Rng::new(seed), true).unwrap();
+        let kept = power_cut(std::slice::from_ref(&path), &mut below(seed), true).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert!(!kept[0].torn, "seed {seed}");
         assert_eq!(bytes.len(), [1024, 0][kept[0].kept], "seed {seed}");
@@ -130,7 +137,7 @@ fn a_log_that_cannot_be_read_fails_the_cut() {
     // A file where a directory should be: opening anything under it fails, and not with "not found".
     let blocker = dir.join("not-a-dir");
     std::fs::write(&blocker, b"").unwrap();
-    let error = power_cut(&[blocker.join("f.db")], &mut Rng::new(1), false).unwrap_err();
+    let error = power_cut(&[blocker.join("f.db")], &mut below(1), false).unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::NotADirectory);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,7 +17,6 @@ pub mod power;
 pub mod race;
 pub mod soak;
 pub mod steps;
-pub mod unsynced;
 pub mod worker;
 
 use crate::protocol::db::Store;

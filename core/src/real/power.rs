@@ -9,8 +9,9 @@
 use super::checks::{
     check_completion, check_invariant, check_transitions, final_recovery, verdict,
 };
-use super::{read_files, unsynced, worker_command, Error, Flags, Rng, Run};
+use super::{read_files, worker_command, Error, Flags, Rng, Run};
 use crate::protocol::system::{CONSUMER_FILE, PRODUCER_FILE};
+use crate::protocol::unsynced;
 use crate::protocol::{Outcome, Receipt, Snapshot, Synchronous};
 use crate::trace::Op;
 use serde_json::Value;
@@ -98,7 +99,7 @@ pub fn main(args: &[String]) -> Run {
             &mut rng,
         )?;
         cuts += 1;
-        let kept = unsynced::power_cut(&files, &mut rng, tear)?;
+        let kept = unsynced::power_cut(&files, &mut |n| rng.below(n), tear)?;
         let after = match read_files(&db_dir) {
             Ok(s) => s,
             Err(e) => {

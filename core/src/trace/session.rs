@@ -232,7 +232,10 @@ impl Session {
     }
 
     /// RULE.md's `waiting` for `flow` as the committed rows hold it now.
-    pub fn waiting(&mut self, flow: &str) -> Result<Vec<crate::rule::WaitingRow>, String> {
+    pub fn waiting(
+        &mut self,
+        flow: &str,
+    ) -> Result<Vec<crate::protocol::rule::WaitingRow>, String> {
         self.system.waiting(flow).map_err(stop_message)
     }
 

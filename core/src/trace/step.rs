@@ -392,7 +392,7 @@ pub struct ConsumerSetup {
         not(target_arch = "wasm32"),
         serde(flatten, skip_serializing_if = "Option::is_none")
     )]
-    pub rule: Option<std::sync::Arc<crate::rule::Rule>>,
+    pub rule: Option<std::sync::Arc<crate::protocol::rule::Rule>>,
     pub support_v2: bool,
 }
 
@@ -407,7 +407,10 @@ impl ConsumerSetup {
     }
 
     /// The reader's rule.
-    pub fn with_rule(rule: std::sync::Arc<crate::rule::Rule>, support_v2: bool) -> ConsumerSetup {
+    pub fn with_rule(
+        rule: std::sync::Arc<crate::protocol::rule::Rule>,
+        support_v2: bool,
+    ) -> ConsumerSetup {
         ConsumerSetup {
             ordering: Ordering::Rule,
             rule: Some(rule),

@@ -1,9 +1,8 @@
 //! One PostgreSQL connection as the protocol uses it ([`PgConn`]): statements prepared once each, SQLite's
 //! placeholders numbered, the write transaction's `BEGIN` and lock per role.
 
-use super::stop;
-use crate::protocol::conn::{Control, P};
-use crate::protocol::db::{Role, Stop};
+use super::error::stop;
+use crate::protocol::vocab::{Control, Role, Stop, P};
 use postgres::types::{IsNull, ToSql, Type};
 use postgres::{Client, SimpleQueryMessage, Statement};
 use std::cell::{Cell, RefCell};

@@ -7,11 +7,14 @@
 //! on one connection, and a connection serves one role (as on SQLite, where they are two files).
 
 mod conn;
+mod error;
 pub mod server;
 
 pub use conn::{placeholders, PgConn};
+use error::cause;
+pub use error::stop;
 
-use super::db::{Role, Stop};
+use super::vocab::{Role, Stop};
 use postgres::{Client, NoTls};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -262,52 +265,6 @@ pub fn check_version(number: u32) -> Result<(), String> {
         number / 10_000,
         MIN_SERVER_VERSION / 10_000
     ))
-}
-
-/// PostgreSQL's answer as a [`Stop`]: its own message, the words the reader reads on SQLite too. A serialization
-/// failure, a deadlock and a lock wait past `lock_timeout` are `busy`: the transaction wrote nothing.
-pub fn stop(e: postgres::Error) -> Stop {
-    match e.as_db_error() {
-        Some(db) => match db.code().code() {
-            "40001" | "40P01" | "55P03" => Stop::Busy(db.message().to_owned()),
-            "23505" => Stop::Sql(unique_violation(db)),
-            _ => Stop::Sql(db.message().to_owned()),
-        },
-        None => Stop::Sql(cause(&e)),
-    }
-}
-
-/// A unique violation in SQLite's words, `UNIQUE constraint failed: effect.event_id`, from the table and the
-/// detail's key (`Key (event_id)=(B1) already exists.`): the same message on both stores for the same refusal.
-fn unique_violation(db: &postgres::error::DbError) -> String {
-    let columns = db
-        .detail()
-        .and_then(|d| d.strip_prefix("Key ("))
-        .and_then(|d| d.split_once(")="))
-        .map(|(columns, _)| columns);
-    match (db.table(), columns) {
-        (Some(table), Some(columns)) => {
-            let named: Vec<String> = columns
-                .split(", ")
-                .map(|c| format!("{table}.{c}"))
-                .collect();
-            format!("UNIQUE constraint failed: {}", named.join(", "))
-        }
-        _ => db.message().to_owned(),
-    }
-}
-
-/// The whole chain of an error's causes in one line (the postgres crate's own text names only the first, and a
-/// server's answer may add a DETAIL or HINT line).
-fn cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A URL as messages show it: a password replaced by `***`.

@@ -180,7 +180,7 @@ impl Target {
 
     fn start(
         value: &str,
-        probe: fn(&str) -> Result<(), super::super::db::Stop>,
+        probe: fn(&str) -> Result<(), crate::protocol::vocab::Stop>,
     ) -> Result<Target, String> {
         if value == "postgres" {
             let server = Server::start()?;
@@ -194,7 +194,7 @@ impl Target {
             });
         }
         probe(value).map_err(|e| match e {
-            super::super::db::Stop::Sql(m) | super::super::db::Stop::Busy(m) => m,
+            crate::protocol::vocab::Stop::Sql(m) | crate::protocol::vocab::Stop::Busy(m) => m,
             other => format!("{}: {other:?}", super::shown(value)),
         })?;
         Ok(Target {

@@ -6,7 +6,7 @@
 mod engine;
 pub mod lex;
 
-use crate::protocol::{BlockReason, Ordering};
+use crate::protocol::results::{BlockReason, Ordering};
 use std::sync::Arc;
 
 pub use engine::{COLUMNS, FUNCTIONS, MAX_CALLS};

@@ -1,11 +1,11 @@
 //! The whole world of one session: two databases on "disk", the process currently running against them, and
 //! restart. Each protocol call runs inside the current process; a crash drops it and starts a new one.
 
+use super::conn::Conn;
 use super::consumer::{self, ConsumerConfig};
-use super::db::{
-    self, Conn, Db, ExitHook, Role, SqlLine, SqlLog, Stop, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA,
-};
+use super::db::{self, Db, ExitHook, SqlLine, SqlLog, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
 use super::producer::{self, Transition, WriteMode};
+use super::vocab::{Role, Stop};
 use super::{AdvanceResult, ApplyResult, Boundary, Event, FlowStop, ReceiveResult};
 #[cfg(feature = "postgres")]
 use place::Owned;
@@ -418,7 +418,10 @@ impl System {
     }
 
     /// RULE.md's `waiting` for `flow_id` now, `arrival` counted (the explanation asks a rule and strict there).
-    pub fn waiting(&mut self, flow_id: &str) -> Result<Vec<crate::rule::WaitingRow>, Stop> {
+    pub fn waiting(
+        &mut self,
+        flow_id: &str,
+    ) -> Result<Vec<crate::protocol::rule::WaitingRow>, Stop> {
         let v2 = self.config.support_v2;
         super::rule_apply::waiting_now(&mut self.process.consumer, flow_id, v2, true)
     }

@@ -2,8 +2,9 @@
 //! system made, dropped with it.
 
 #[cfg(feature = "postgres")]
-use super::super::db::Conn;
-use super::super::db::{Db, Role, Stop, Store};
+use crate::protocol::conn::Conn;
+use crate::protocol::db::{Db, Store};
+use crate::protocol::vocab::{Role, Stop};
 
 /// Where a system's two databases are, for a restart to open them again.
 pub(super) enum Place {

@@ -5,7 +5,7 @@
 //! committed rows at the last sync (the rows are what the protocol reads; the bytes would add nothing).
 
 use super::{ConsumerTables, ProducerTables, System};
-use crate::protocol::db::{Role, Stop};
+use crate::protocol::vocab::{Role, Stop};
 
 words! {
     /// `PRAGMA synchronous` for both databases.

@@ -2,7 +2,8 @@
 //! shows and the checker fingerprints, after every step), and the rows of a few flows (what a long import checks).
 
 use super::System;
-use crate::protocol::db::{Conn, Row, Stop, P};
+use crate::protocol::conn::{Conn, Row};
+use crate::protocol::vocab::{Stop, P};
 use serde::Serialize;
 
 impl System {

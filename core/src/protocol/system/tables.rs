@@ -3,7 +3,7 @@
 
 use super::{FaultTarget, Snapshot, System};
 use crate::protocol::consumer::ConsumerConfig;
-use crate::protocol::db::Stop;
+use crate::protocol::vocab::Stop;
 use rusqlite::Connection;
 
 impl System {
