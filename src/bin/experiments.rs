@@ -7,14 +7,19 @@
 
 #[path = "experiments/check.rs"]
 mod check;
+#[path = "experiments/cli.rs"]
+mod cli;
 #[path = "experiments/interleave.rs"]
 #[cfg(not(target_arch = "wasm32"))]
 mod interleave;
 #[path = "experiments/levels.rs"]
 mod levels;
+#[path = "experiments/progress.rs"]
+mod progress;
 #[path = "experiments/store.rs"]
 mod store;
 
+use cli::Command;
 use outbox_core::lang::Lang;
 use outbox_core::{experiments, explain, trace};
 use std::io::{Read, Write};
@@ -28,57 +33,108 @@ fn parse_only() -> bool {
     false
 }
 
-const USAGE: &str = "usage: experiments --check [--store sqlite|postgres|postgres://…] [FILE…] | replay [--explain | --svg [--dark]] [--lang en|zh] [--store …] FILE|- | check [--flows N] [--events N] \
-     [--resends N] [--crashes N] [--consumer NAME] [--producer unsafe_dual_write] [--schema2 A2,B1] [--power-cuts N] [--synchronous full|normal] [--rule FILE [--effect inside|outside]] [--threads N] \
-     [--symmetry] [--json] [--save FILE] | rule NAME | levels --check [DIR] | crash-real --dir DIR|--store postgres[://…] [--consumer NAME] | race --dir DIR|--store postgres[://…] [--processes 6] [--rounds 10] | soak --dir DIR \
-     [--seconds 10] [--workers 4] [--flows 1000] [--seed N] [--producer atomic|unsafe_dual_write] | power --dir DIR [--seconds 10] [--workers 3] \
-     [--flows 200] [--seed N] [--synchronous full|normal|off] [--tear yes|no] | interleave FILE.spec --store postgres[://…] \
-     [--isolation read-committed|repeatable-read|serializable] [--step-timeout SECONDS]";
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["--check", rest @ ..] => match store::take(rest)
-            .and_then(|(store, files)| Ok((store, experiment_files(&files)?)))
-        {
+    let cli = match cli::parse(std::env::args().skip(1).collect()) {
+        Ok(cli) => cli,
+        Err(exit) => return exit,
+    };
+    let Some(command) = cli.command else {
+        return check_experiments(cli.check, cli.store.as_deref(), &cli.files);
+    };
+    match command {
+        Command::Replay(r) => match replay_args(&r) {
             Ok(_) if parse_only() => ExitCode::SUCCESS,
-            Ok((store, list)) => match store::start(store) {
-                Ok(running) => check(&list, &running),
-                Err(message) => {
-                    eprintln!("experiments --check: {message}");
-                    ExitCode::from(2)
-                }
-            },
+            Ok((path, print)) => replay(path, print, r.store.as_deref()),
             Err(message) => {
-                eprintln!("experiments --check: {message}");
+                eprintln!("experiments replay: {message}");
                 ExitCode::from(2)
             }
         },
-        ["replay", rest @ ..] => {
-            match store::take(rest).and_then(|(store, rest)| Ok((store, replay_args(&rest)?))) {
-                Ok(_) if parse_only() => ExitCode::SUCCESS,
-                Ok((store, (path, print))) => replay(path, print, store),
-                Err(message) => {
-                    eprintln!("experiments replay: {message}");
-                    ExitCode::from(2)
-                }
-            }
-        }
-        ["check", ..] => check::main(&args[1..]),
-        ["levels", ..] => levels::main(&args[1..]),
+        Command::Check(c) => check::main(&c),
+        Command::Levels { dir, .. } => levels::main(&dir),
         #[cfg(not(target_arch = "wasm32"))]
-        ["interleave", ..] => interleave::main(&args[1..]),
-        ["rule", name] => builtin_rule(name),
-        [command @ ("crash-real" | "race" | "soak" | "power" | "worker"), ..] => {
-            real(command, &args[1..])
+        Command::Interleave(i) => interleave::main(&i),
+        #[cfg(target_arch = "wasm32")]
+        Command::Interleave(_) => {
+            eprintln!("experiments interleave: needs the native command line");
+            ExitCode::from(2)
         }
-        _ => {
-            eprintln!("{USAGE}");
+        Command::Rule { name } => builtin_rule(&name),
+        Command::Completions { shell } => {
+            cli::completions(shell);
+            ExitCode::SUCCESS
+        }
+        Command::CrashReal(c) => real(
+            "crash-real",
+            cli::pass_on(&[
+                ("dir", &c.dir),
+                ("consumer", &c.consumer),
+                ("store", &c.store),
+            ]),
+        ),
+        Command::Race(r) => real(
+            "race",
+            cli::pass_on(&[
+                ("dir", &r.dir),
+                ("processes", &r.processes),
+                ("rounds", &r.rounds),
+                ("store", &r.store),
+            ]),
+        ),
+        Command::Soak(s) => real(
+            "soak",
+            cli::pass_on(&[
+                ("dir", &s.dir),
+                ("seconds", &s.seconds),
+                ("workers", &s.workers),
+                ("flows", &s.flows),
+                ("seed", &s.seed),
+                ("producer", &s.producer),
+            ]),
+        ),
+        Command::Power(p) => real(
+            "power",
+            cli::pass_on(&[
+                ("dir", &p.dir),
+                ("seconds", &p.seconds),
+                ("workers", &p.workers),
+                ("flows", &p.flows),
+                ("seed", &p.seed),
+                ("synchronous", &p.synchronous),
+                ("tear", &p.tear),
+            ]),
+        ),
+        Command::Worker { args } => real("worker", args),
+    }
+}
+
+/// `--check [--store …] [FILE…]`: the article's experiments, or the files named, on the store named.
+fn check_experiments(asked: bool, store: Option<&str>, files: &[String]) -> ExitCode {
+    if !asked {
+        match files.first() {
+            Some(word) => {
+                eprintln!("experiments: unknown command `{word}`; see experiments --help")
+            }
+            None => eprintln!(
+                "experiments: --store goes with --check or a command; see experiments --help"
+            ),
+        }
+        return ExitCode::from(2);
+    }
+    let list = match experiment_files(files) {
+        Ok(list) => list,
+        Err(message) => {
+            eprintln!("experiments --check: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    if parse_only() {
+        return ExitCode::SUCCESS;
+    }
+    match store::start(store) {
+        Ok(running) => check(&list, &running),
+        Err(message) => {
+            eprintln!("experiments --check: {message}");
             ExitCode::from(2)
         }
     }
@@ -86,12 +142,12 @@ fn main() -> ExitCode {
 
 /// Real processes on real files: exit 0 when every check holds, 1 when one fails, 2 for bad arguments.
 #[cfg(unix)]
-fn real(command: &str, args: &[String]) -> ExitCode {
-    outbox_core::real::command(command, args)
+fn real(command: &str, args: Vec<String>) -> ExitCode {
+    outbox_core::real::command(command, &args)
 }
 
 #[cfg(not(unix))]
-fn real(command: &str, _: &[String]) -> ExitCode {
+fn real(command: &str, _: Vec<String>) -> ExitCode {
     eprintln!("experiments {command}: real processes need a Unix system");
     ExitCode::from(2)
 }
@@ -127,13 +183,13 @@ fn builtin_rule(name: &str) -> ExitCode {
 
 /// The experiments `--check` replays: the article's twelve, or the files named (an experiment file of one's
 /// own, or an edited copy of one of the twelve).
-fn experiment_files(files: &[&str]) -> Result<Vec<experiments::Experiment>, String> {
+fn experiment_files(files: &[String]) -> Result<Vec<experiments::Experiment>, String> {
     if files.is_empty() {
         return Ok(experiments::ALL.to_vec());
     }
     files
         .iter()
-        .map(|&path| {
+        .map(|path| {
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             // Leaked: an `Experiment` holds 'static text, and the process ends after the check.
@@ -196,55 +252,30 @@ enum Print {
 
 /// `replay`'s arguments, flags before or after the file: the file, and what to print. `--explain` explains in
 /// both languages unless `--lang` picks one; `--svg` draws in English unless `--lang zh`, light unless `--dark`.
-fn replay_args<'a>(args: &[&'a str]) -> Result<(&'a str, Print), String> {
-    let (mut path, mut explain, mut svg, mut dark, mut lang) = (None, false, false, false, None);
-    let mut it = args.iter();
-    while let Some(&arg) = it.next() {
-        match arg {
-            "--explain" if !explain => explain = true,
-            "--svg" if !svg => svg = true,
-            "--dark" if !dark => dark = true,
-            "--lang" if lang.is_none() => {
-                let Some(&value) = it.next() else {
-                    return Err("--lang needs a value, en or zh".into());
-                };
-                lang = Some(match value {
-                    "en" => Lang::En,
-                    "zh" => Lang::Zh,
-                    _ => return Err(format!("--lang must be `en` or `zh`, got `{value}`")),
-                });
-            }
-            "--explain" | "--svg" | "--dark" | "--lang" => {
-                return Err(format!("{arg} is given twice"))
-            }
-            _ if arg.starts_with("--") => {
-                return Err(format!(
-                    "unknown argument `{arg}`; expected --explain or --svg [--dark], --lang en|zh, and FILE or -"
-                ))
-            }
-            _ if path.is_none() => path = Some(arg),
-            _ => {
-                return Err(format!(
-                    "one trace at a time, got `{}` and `{arg}`",
-                    path.unwrap_or("")
-                ))
-            }
+fn replay_args(r: &cli::Replay) -> Result<(&str, Print), String> {
+    let path = match r.files.as_slice() {
+        [] => {
+            return Err(
+                "which trace? replay [--explain | --svg [--dark]] [--lang en|zh] FILE, or - for standard input"
+                    .into(),
+            )
         }
-    }
-    let path = path.ok_or(
-        "which trace? replay [--explain | --svg [--dark]] [--lang en|zh] FILE, or - for standard input",
-    )?;
-    let print = match (explain, svg, lang) {
+        [path] => path.as_str(),
+        [first, second, ..] => {
+            return Err(format!("one trace at a time, got `{first}` and `{second}`"))
+        }
+    };
+    let print = match (r.explain, r.svg, r.lang) {
         (true, true, _) => return Err("--explain and --svg: one at a time".into()),
         (false, false, Some(_)) => return Err("--lang needs --explain or --svg".into()),
-        (false, false, None) if dark => return Err("--dark needs --svg".into()),
+        (false, false, None) if r.dark => return Err("--dark needs --svg".into()),
         (false, false, None) => Print::Result,
-        (true, false, _) if dark => return Err("--dark needs --svg".into()),
+        (true, false, _) if r.dark => return Err("--dark needs --svg".into()),
         (true, false, Some(l)) => Print::Explain(vec![l]),
         (true, false, None) => Print::Explain(vec![Lang::En, Lang::Zh]),
         (false, true, l) => Print::Diagram {
             lang: l.unwrap_or_default(),
-            dark,
+            dark: r.dark,
         },
     };
     Ok((path, print))

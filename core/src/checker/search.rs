@@ -215,6 +215,11 @@ impl Search {
         self.counts
     }
 
+    /// States found and not yet expanded: the rest of this level and the next one so far (the frontier).
+    pub fn waiting(&self) -> usize {
+        self.frontier.len() - self.cursor + self.next.len()
+    }
+
     /// The verdict, once the search is done.
     pub fn verdict(&self) -> Option<&Verdict> {
         self.verdict.as_ref()

@@ -6,23 +6,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const KNOWN: [&str; 15] = [
-    "flows",
-    "events",
-    "resends",
-    "crashes",
-    "consumer",
-    "producer",
-    "schema2",
-    "power-cuts",
-    "synchronous",
-    "rule",
-    "effect",
-    "threads",
-    "save",
-    "json",
-    "symmetry",
-];
+/// Transitions between two looks at the search's counts (a few hundredths of a second here).
+const PROGRESS_SLICE: u64 = 2_000;
 
 struct Args {
     config: Config,
@@ -32,83 +17,41 @@ struct Args {
     symmetry: bool,
 }
 
-fn parse(args: &[String]) -> Result<Args, String> {
+/// The knobs read as the page reads a check link (`--power-cuts` is the link's `power_cuts`), then the rule's
+/// file (read, and the rule checked, once every flag is in), then the whole configuration checked.
+fn parse(c: &crate::cli::Check) -> Result<Args, String> {
     let mut config = Config::default();
-    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut save = None;
-    let mut json = false;
-    let mut symmetry = false;
-    let (mut rule_file, mut effect) = (None, None);
-    let mut seen = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let Some(name) = arg.strip_prefix("--").filter(|n| KNOWN.contains(n)) else {
-            return Err(format!(
-                "unknown argument `{arg}`; expected {}",
-                KNOWN.map(|k| format!("--{k}")).join(", ")
-            ));
-        };
-        if seen.contains(&name) {
-            return Err(format!("--{name} is given twice"));
-        }
-        seen.push(name);
-        if name == "json" || name == "symmetry" {
-            json |= name == "json";
-            symmetry |= name == "symmetry";
-            continue;
-        }
-        let value = it
-            .next()
-            .filter(|v| !v.starts_with("--"))
-            .ok_or_else(|| format!("--{name} needs a value"))?;
-        match name {
-            "threads" => {
-                threads = value
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=64).contains(n))
-                    .ok_or_else(|| {
-                        format!("--threads must be a whole number from 1 to 64, got `{value}`")
-                    })?
-            }
-            "save" => save = Some(value.clone()),
-            // The rule's file is read, and the rule checked, once every flag is in (`--effect` may come first).
-            "rule" => rule_file = Some(value.clone()),
-            "effect" => effect = Some(value.clone()),
-            // The knobs, read as the page reads a check link (`--power-cuts` is the link's `power_cuts`).
-            knob => {
-                config.set(&knob.replace('-', "_"), value).map_err(|e| {
-                    format!(
-                        "--{}",
-                        e.replacen('_', "-", usize::from(knob.contains('-')))
-                    )
-                })?;
-            }
-        }
+    for (knob, value) in c.knobs() {
+        config.set(knob, value).map_err(|e| {
+            format!(
+                "--{}",
+                e.replacen('_', "-", usize::from(knob.contains('_')))
+            )
+        })?;
     }
-    if let Some(path) = rule_file {
-        let sql = std::fs::read_to_string(&path)
+    if let Some(path) = &c.rule {
+        let sql = std::fs::read_to_string(path)
             .map_err(|e| format!("--rule: cannot read {path}: {e}"))?;
         config
             .set("rule", &outbox_core::checker::config::percent_encode(&sql))
             .map_err(|e| format!("--{}", e.replace('\n', " ")))?;
     }
-    if let Some(effect) = effect {
-        config
-            .set("effect", &effect)
-            .map_err(|e| format!("--{e}"))?;
+    if let Some(effect) = &c.effect {
+        config.set("effect", effect).map_err(|e| format!("--{e}"))?;
     }
     config.validate().map_err(|e| format!("--{e}"))?;
     Ok(Args {
         config,
-        threads,
-        save,
-        json,
-        symmetry,
+        threads: c
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        save: c.save.clone(),
+        json: c.json,
+        symmetry: c.symmetry,
     })
 }
 
-pub fn main(args: &[String]) -> ExitCode {
+pub fn main(args: &crate::cli::Check) -> ExitCode {
     let args = match parse(args) {
         Ok(_) if parse_only() => return ExitCode::SUCCESS,
         Ok(a) => a,
@@ -119,11 +62,23 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     let config = args.config.clone();
     let start = Instant::now();
+    let progress = crate::progress::Progress::spinner("check");
     let outcome = Search::new(config.clone()).and_then(|s| {
         let mut search = s.with_threads(args.threads).with_symmetry(args.symmetry);
-        search.finish()?;
+        // A slice at a time, so that a terminal sees the search move.
+        while !search.run(PROGRESS_SLICE)? {
+            let (c, waiting) = (search.counts(), search.waiting());
+            progress.say(|| {
+                let per_s = c.states as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                format!(
+                    "{} states, {} transitions, depth {}, {waiting} waiting to expand, {per_s:.0} states/s",
+                    c.states, c.transitions, c.depth
+                )
+            });
+        }
         Ok(search)
     });
+    drop(progress);
     let search = match outcome {
         Ok(s) => s,
         Err(message) => {

@@ -13,7 +13,7 @@ const USAGE: &str = "interleave FILE.spec --store sqlite|postgres|postgres://…
 /// Where `--all` finds its specs by default.
 const HAZARDS: &str = "specs/isolation/hazards";
 
-pub fn main(args: &[String]) -> ExitCode {
+pub fn main(args: &crate::cli::Interleave) -> ExitCode {
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -23,7 +23,7 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
-#[derive(Default)]
+/// The flags, as the runs read them.
 struct Flags<'a> {
     file: Option<&'a str>,
     all: bool,
@@ -34,50 +34,30 @@ struct Flags<'a> {
     record: Option<&'a str>,
 }
 
-fn flags(args: &[String]) -> Result<Flags<'_>, String> {
-    let mut f = Flags::default();
-    let mut it = args.iter().map(String::as_str);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .ok_or_else(|| format!("{name} needs a value; usage: {USAGE}"))
-        };
-        match arg {
-            "--all" if !f.all => f.all = true,
-            "--json" if !f.json => f.json = true,
-            "--store" if f.store.is_none() => f.store = Some(value("--store")?),
-            "--record" if f.record.is_none() => f.record = Some(value("--record")?),
-            "--isolation" if f.isolation.is_none() => {
-                let v = value("--isolation")?;
-                f.isolation = Some(Isolation::from_name(v).ok_or_else(|| {
-                    format!("--isolation must be read-committed, repeatable-read or serializable, got `{v}`")
-                })?);
-            }
-            "--step-timeout" if f.timeout.is_none() => {
-                let v = value("--step-timeout")?;
-                let seconds: u64 = v
-                    .parse()
-                    .ok()
-                    .filter(|s| (1..=3600).contains(s))
-                    .ok_or_else(|| {
-                        format!("--step-timeout must be a whole number of seconds from 1 to 3600, got `{v}`")
-                    })?;
-                f.timeout = Some(Duration::from_secs(seconds));
-            }
-            "--all" | "--json" | "--store" | "--record" | "--isolation" | "--step-timeout" => {
-                return Err(format!("{arg} is given twice"))
-            }
-            _ if arg.starts_with("--") => {
-                return Err(format!("unknown argument `{arg}`; usage: {USAGE}"))
-            }
-            _ if f.file.is_none() => f.file = Some(arg),
-            _ => return Err(format!("one spec at a time; usage: {USAGE}")),
-        }
-    }
-    Ok(f)
+fn flags(args: &crate::cli::Interleave) -> Result<Flags<'_>, String> {
+    let file = match args.files.as_slice() {
+        [] => None,
+        [file] => Some(file.as_str()),
+        _ => return Err(format!("one spec at a time; usage: {USAGE}")),
+    };
+    Ok(Flags {
+        file,
+        all: args.all,
+        store: args.store.as_deref(),
+        isolation: match args.isolation.as_deref() {
+            None => None,
+            Some(name) => Some(
+                Isolation::from_name(name)
+                    .ok_or_else(|| format!("--isolation: no level is named `{name}`"))?,
+            ),
+        },
+        timeout: args.step_timeout.map(Duration::from_secs),
+        json: args.json,
+        record: args.record.as_deref(),
+    })
 }
 
-fn run(args: &[String]) -> Result<(), String> {
+fn run(args: &crate::cli::Interleave) -> Result<(), String> {
     let f = flags(args)?;
     if f.all {
         return all(&f);
@@ -188,6 +168,8 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
     let started = Instant::now();
     let (mut lite, mut pg) = (Clock::default(), Clock::default());
     let mut rows = Vec::new();
+    // Each spec on SQLite and at the three levels: four cells a spec.
+    let progress = crate::progress::Progress::bar(specs.len() as u64 * 4, "interleave --all");
     for (file, text, spec) in &specs {
         let named = |e: String| format!("{}: {e}", file.display());
         let mut cells = Vec::new();
@@ -196,6 +178,7 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
             interleave::lite::run_spec(spec, &mut std::io::sink()).map_err(|e| named(e.0))?;
         lite.add(t, &runs);
         cells.extend(table::cell("sqlite", runs));
+        progress.step();
         for level in Isolation::ALL {
             let t = Instant::now();
             let runs =
@@ -203,6 +186,8 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
                     .map_err(|e| named(e.0))?;
             pg.add(t, &runs);
             cells.extend(table::cell(level.name(), runs));
+            progress.step();
+            progress.say(|| format!("{} permutations", lite.permutations + pg.permutations));
         }
         rows.push(table::Row {
             hazard: table::hazard_name(file),
@@ -211,6 +196,7 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
             cells,
         });
     }
+    drop(progress);
     let table = table::Table {
         postgresql: interleave::pg::server_version(&target.url).map_err(|e| e.0)?,
         sqlite: interleave::lite::sqlite_version(),

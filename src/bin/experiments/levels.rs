@@ -11,15 +11,8 @@ use outbox_core::trace::{Session, Trace};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub fn main(args: &[String]) -> ExitCode {
-    let dir = match args {
-        [flag] if flag == "--check" => PathBuf::from("levels"),
-        [flag, dir] if flag == "--check" => PathBuf::from(dir),
-        _ => {
-            eprintln!("experiments levels: usage: experiments levels --check [DIR]");
-            return ExitCode::from(2);
-        }
-    };
+pub fn main(dir: &str) -> ExitCode {
+    let dir = PathBuf::from(dir);
     if parse_only() {
         return ExitCode::SUCCESS;
     }

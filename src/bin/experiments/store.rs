@@ -1,38 +1,14 @@
-//! `--store` for `--check` and `replay`: SQLite (the default), a throw-away PostgreSQL server (`postgres`), or
+//! `--store` for `--check` and `replay` (its value checked as it is parsed, `cli.rs`): SQLite (the default), a throw-away PostgreSQL server (`postgres`), or
 //! the server a URL names (`postgres://…`). The PostgreSQL client is native only (the core's feature).
 
 use outbox_core::trace::Backend;
 
 #[cfg(not(target_arch = "wasm32"))]
-use outbox_core::protocol::pg::server::names_postgres;
+pub use outbox_core::protocol::pg::server::names_postgres;
 /// No PostgreSQL client in a wasm32 build.
 #[cfg(target_arch = "wasm32")]
-fn names_postgres(_: &str) -> bool {
+pub fn names_postgres(_: &str) -> bool {
     false
-}
-
-/// `--store VALUE` taken out of `args`, wherever it stands: its value, and the other arguments in order.
-pub fn take<'a>(args: &[&'a str]) -> Result<(Option<&'a str>, Vec<&'a str>), String> {
-    let (mut store, mut rest) = (None, Vec::new());
-    let mut it = args.iter();
-    while let Some(&arg) = it.next() {
-        if arg != "--store" {
-            rest.push(arg);
-            continue;
-        }
-        let Some(&value) = it.next() else {
-            return Err("--store needs a value: sqlite, postgres or a postgres:// URL".into());
-        };
-        if store.replace(value).is_some() {
-            return Err("--store is given twice".into());
-        }
-        if value != "sqlite" && !names_postgres(value) {
-            return Err(format!(
-                "--store must be sqlite, postgres or a postgres:// URL, got `{value}`"
-            ));
-        }
-    }
-    Ok((store, rest))
 }
 
 /// The store a command runs on, and the throw-away server it started (stopped and removed when dropped).
