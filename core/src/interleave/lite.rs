@@ -17,20 +17,17 @@
 //! the writer it waits for is freed only by a later step. The permutation stops there, says so, and is not
 //! checked.
 
+use super::answer::{Answer, Stopped};
 use super::lite_sql::{controls_transaction, result_set, sequence, shims, split, Sequences};
 use super::ops::{self, Memory, Ran};
 use super::print::ResultSet;
-use super::run::{Answer, Permutation, Transcript};
+use super::run::{Permutation, Transcript};
 use super::{check, Spec, Step};
 use crate::protocol::conn::Conn;
 use crate::protocol::db::Db;
 use crate::protocol::Role;
 use rusqlite::{ffi, Connection, ErrorCode};
 use std::io::Write;
-
-/// Why a run stopped before its end (exit 2 in the CLI).
-#[derive(Debug)]
-pub struct Stopped(pub String);
 
 /// A session's connection and what its transaction has come to.
 struct Session {
@@ -51,7 +48,7 @@ impl Session {
     }
 }
 
-/// How a step sent to its session stands.
+/// How a step sent to its session stands (where a busy one stopped, to try it again from there).
 enum Now {
     Answered(Answer),
     /// Busy at statement `at`, with the answers of the statements before it.

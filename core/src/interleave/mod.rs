@@ -9,6 +9,7 @@
 //! `#` starts a comment. A block whose text starts with `@` calls the protocol's own operations (`ops.rs`). Anything else — a step marker such as `s1(s2)`, an unknown word — is refused with the line
 //! it is on.
 
+pub mod answer;
 pub mod check;
 pub mod lite;
 mod lite_sql;

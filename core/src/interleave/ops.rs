@@ -14,8 +14,8 @@
 //! one). On PostgreSQL the transaction is the protocol's (`READ COMMITTED` and the role's advisory lock, whatever
 //! `--isolation` says); on SQLite, `BEGIN IMMEDIATE`.
 
+use super::answer::Answer;
 use super::print::ResultSet;
-use super::run::Answer;
 use crate::protocol::conn::Conn;
 use crate::protocol::db::{Db, CONSUMER_SCHEMA as LITE_CONSUMER, PRODUCER_SCHEMA as LITE_PRODUCER};
 #[cfg(feature = "postgres")]

@@ -6,19 +6,16 @@
 //! against PostgreSQL 15's own `isolationtester`). The spec's tables live in a schema of their own, dropped
 //! after the run, so that a reader's database is not written outside it.
 
+use super::answer::{Answer, Now, Stopped};
 use super::ops::{self, Memory};
 use super::pg_session::{answer, connect, db_message, protocol, run, Conn, Work};
-use super::run::{Answer, Permutation, Transcript};
+use super::run::{Permutation, Transcript};
 use super::{check, Isolation, Spec, Step};
 use crate::protocol::pg::{shown, Place};
 use postgres::Client;
 use std::io::Write;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
-
-/// Why a run stopped before its end: the message names the step or the block (exit 2 in the CLI).
-#[derive(Debug)]
-pub struct Stopped(pub String);
 
 /// Runs `spec` on the server of `place`'s URL, writing the tester's output to `out`, and returns each
 /// permutation's run. `timeout` bounds how long any one step may take to answer once the permutation needs it to.
@@ -107,12 +104,6 @@ struct Runner<'a> {
     /// Per session: whether a lock wait of its lasts until the lock is freed (no `lock_timeout` nor
     /// `statement_timeout` set), read after its setup.
     forever: Vec<bool>,
-}
-
-/// How a step sent to its session stands.
-enum Now {
-    Answered(Answer),
-    Waiting,
 }
 
 impl Runner<'_> {

@@ -1,10 +1,9 @@
 //! A PostgreSQL session of a spec's run (`pg.rs`): its connection, answering on a thread of its own, and how
 //! a block's answer reads (the protocol's operations' or the statements', as the tester prints them).
 
+use super::answer::{Answer, Stopped};
 use super::ops::{self, Memory, Ran};
-use super::pg::Stopped;
 use super::print::ResultSet;
-use super::run::Answer;
 use super::Isolation;
 use crate::protocol::conn::Conn as Store;
 use crate::protocol::db::Db;

@@ -2,30 +2,10 @@
 //! too (the table of `--all` and the page's recording are made from them), and each permutation's end state
 //! checked when the spec's tables are the protocol's.
 
+use super::answer::Answer;
 use super::check::Check;
-use super::print::{result_set, ResultSet};
 use serde::Serialize;
 use std::io::Write;
-
-/// What a step's statements answered: their result sets, then the error that stopped them, if any
-/// (`ERROR:  message`, as the tester prints it).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Answer {
-    pub sets: Vec<ResultSet>,
-    pub error: Option<String>,
-}
-
-impl Answer {
-    /// As the tester prints it.
-    pub fn printed(&self) -> String {
-        let mut out: String = self.sets.iter().map(result_set).collect();
-        if let Some(e) = &self.error {
-            out.push_str(e);
-            out.push('\n');
-        }
-        out
-    }
-}
 
 /// One line of a permutation's run (with the answer printed under it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
