@@ -22,7 +22,7 @@ use super::lite_sql::{controls_transaction, result_set, sequence, shims, split, 
 use super::ops::{self, Memory, Ran};
 use super::print::ResultSet;
 use super::run::{Permutation, Transcript};
-use super::{check, Spec, Step};
+use super::{check, Block, Spec, Step};
 use crate::protocol::conn::Conn;
 use crate::protocol::db::Db;
 use crate::protocol::Role;
@@ -244,7 +244,7 @@ fn released<'s>(
 fn block(
     session: &mut Session,
     sequences: &Sequences,
-    sql: &str,
+    sql: &Block,
     what: &str,
     out: &mut Transcript<'_>,
 ) -> Result<(), Stopped> {
@@ -274,28 +274,31 @@ fn check_end(watch: &mut Session, out: &mut Transcript<'_>) -> Result<(), Stoppe
     Ok(())
 }
 
-/// Runs `sql`'s statements (or its protocol operations) from the `from`th, one at a time, adding to `so_far`.
+/// Runs `block`'s statements (or its protocol operations) from the `from`th, one at a time, adding to `so_far`.
 fn statements(
     session: &mut Session,
     sequences: &Sequences,
-    sql: &str,
+    block: &Block,
     from: usize,
     mut so_far: Answer,
 ) -> Now {
-    if ops::is_block(sql) {
-        let aborted = session.aborted;
-        return match ops::run_block(
-            &mut session.db,
-            sql,
-            from,
-            so_far,
-            &mut session.memory,
-            aborted,
-        ) {
-            Ran::Answered(answer) => Now::Answered(answer),
-            Ran::Busy { at, so_far } => Now::Waiting { at, so_far },
-        };
-    }
+    let sql = match block {
+        Block::Ops { ops, .. } => {
+            let aborted = session.aborted;
+            return match ops::run_block(
+                &mut session.db,
+                ops,
+                from,
+                so_far,
+                &mut session.memory,
+                aborted,
+            ) {
+                Ran::Answered(answer) => Now::Answered(answer),
+                Ran::Busy { at, so_far } => Now::Waiting { at, so_far },
+            };
+        }
+        Block::Sql(sql) => sql,
+    };
     let all = split(sql);
     // Several statements outside a transaction are one implicit transaction on PostgreSQL: an error undoes
     // the block. The same here, its write lock taken first, as every transaction here takes it.

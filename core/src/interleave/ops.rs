@@ -71,15 +71,11 @@ impl Op {
     }
 }
 
-/// Whether a block is one of operations, not SQL.
-pub fn is_block(text: &str) -> bool {
-    text.starts_with('@')
-}
-
-/// The operations of a block, `None` when it is SQL. `step`: whether it is a step's (only a step may stop
-/// inside a transaction). The message names what is wrong.
+/// The operations of a block, `None` when it is SQL (it does not start with `@`): asked once, as the spec is
+/// parsed. `step`: whether it is a step's (only a step may stop inside a transaction). The message names what
+/// is wrong.
 pub fn block(text: &str, step: bool) -> Result<Option<Vec<Op>>, String> {
-    if !is_block(text) {
+    if !text.starts_with('@') {
         return Ok(None);
     }
     let mut ops = Vec::new();
@@ -193,25 +189,19 @@ pub enum Ran {
     },
 }
 
-/// Runs the block of operations `text` from its `from`th on `db`, adding to `so_far`. An operation runs in a
-/// transaction of its own: a block that starts while the session has one open (`aborted`: one an error ended,
-/// which the session must still end) is refused. On SQLite a busy answer means "waiting"; PostgreSQL waits on its
-/// own and answers busy only for a deadlock or a serialization failure, an error like any other.
+/// Runs the block's operations `ops` (read as the spec was parsed) from the `from`th on `db`, adding to
+/// `so_far`. An operation runs in a transaction of its own: a block that starts while the session has one open
+/// (`aborted`: one an error ended, which the session must still end) is refused. On SQLite a busy answer means
+/// "waiting"; PostgreSQL waits on its own and answers busy only for a deadlock or a serialization failure, an
+/// error like any other.
 pub fn run_block(
     db: &mut Db,
-    text: &str,
+    ops: &[Op],
     from: usize,
     mut so_far: Answer,
     memory: &mut Memory,
     aborted: bool,
 ) -> Ran {
-    let ops = match block(text, true) {
-        Ok(ops) => ops.unwrap_or_default(),
-        Err(e) => {
-            so_far.error = Some(format!("ERROR:  {e}"));
-            return Ran::Answered(so_far);
-        }
-    };
     let (tables, waits) = match db.conn() {
         Conn::Lite(_) => (format!("{LITE_PRODUCER}{LITE_CONSUMER}"), true),
         #[cfg(feature = "postgres")]

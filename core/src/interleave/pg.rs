@@ -7,10 +7,10 @@
 //! after the run, so that a reader's database is not written outside it.
 
 use super::answer::{Answer, Now, Stopped};
-use super::ops::{self, Memory};
+use super::ops::Memory;
 use super::pg_session::{answer, connect, db_message, protocol, run, Conn, Work};
 use super::run::{Permutation, Transcript};
-use super::{check, Isolation, Spec, Step};
+use super::{check, Block, Isolation, Spec, Step};
 use crate::protocol::pg::{shown, Place};
 use postgres::Client;
 use std::io::Write;
@@ -109,17 +109,23 @@ struct Runner<'a> {
 impl Runner<'_> {
     /// A setup or teardown of the spec's, on the watch's connection; one of protocol operations on a
     /// connection of its own, as the protocol's.
-    fn block(&mut self, sql: &str, what: &str, out: &mut Transcript<'_>) -> Result<(), Stopped> {
-        let answer = if ops::is_block(sql) {
-            let mut db = protocol(connect(self.place, self.schema, None)?, self.schema);
-            run(&mut db, &mut Memory::default(), sql)
-        } else {
-            answer(self.watch.simple_query(sql))
+    fn block(
+        &mut self,
+        block: &Block,
+        what: &str,
+        out: &mut Transcript<'_>,
+    ) -> Result<(), Stopped> {
+        let answer = match block {
+            Block::Ops { .. } => {
+                let mut db = protocol(connect(self.place, self.schema, None)?, self.schema);
+                run(&mut db, &mut Memory::default(), block)
+            }
+            Block::Sql(sql) => answer(self.watch.simple_query(sql)),
         };
         if let Some(e) = &answer.error {
             return Err(Stopped(format!("{what} failed: {e}")));
         }
-        out.block(sql, &answer);
+        out.block(block, &answer);
         Ok(())
     }
 
@@ -165,7 +171,10 @@ impl Runner<'_> {
         for i in 0..self.conns.len() {
             let answer = self.ask(
                 i,
-                "SELECT current_setting('lock_timeout') = '0' AND current_setting('statement_timeout') = '0'",
+                &Block::Sql(
+                    "SELECT current_setting('lock_timeout') = '0' AND current_setting('statement_timeout') = '0'"
+                        .into(),
+                ),
             )?;
             self.forever[i] = answer
                 .sets
@@ -299,7 +308,7 @@ impl Runner<'_> {
     /// nothing open, which is not the spec's to print.
     fn roll_back(&mut self) -> Result<(), Stopped> {
         for i in 0..self.conns.len() {
-            self.ask(i, "ROLLBACK")?;
+            self.ask(i, &Block::Sql("ROLLBACK".into()))?;
             if let Ok(mut said) = self.conns[i].notices.lock() {
                 said.clear();
             }
@@ -345,10 +354,10 @@ impl Runner<'_> {
     }
 
     /// Sends `sql` to session `i` and waits for its answer (setup and teardown of a session).
-    fn ask(&mut self, i: usize, sql: &str) -> Result<Answer, Stopped> {
+    fn ask(&mut self, i: usize, block: &Block) -> Result<Answer, Stopped> {
         self.conns[i]
             .send
-            .send(Work::Block(sql.to_owned()))
+            .send(Work::Block(block.clone()))
             .map_err(|_| {
                 Stopped(format!(
                     "session {}: its connection is gone",
