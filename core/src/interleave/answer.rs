@@ -1,5 +1,6 @@
-//! What a block answers and how a run ends, on either store: the types both stores' runners and the protocol's
-//! operations (`ops.rs`) all speak, in a leaf of their own so that none of them imports another for them.
+//! What a block answers and how a run ends, on either store: the types the driver (`engine.rs`), the stores and
+//! the protocol's operations (`ops.rs`) all speak, in a leaf of their own so that none of them imports another
+//! for them.
 
 use super::print::{result_set, ResultSet};
 use serde::Serialize;

@@ -1,8 +1,9 @@
 //! `experiments interleave`: statements of concurrent sessions interleaved on real connections, in the style of
 //! PostgreSQL's isolation tester (`src/test/isolation/`). This module reads its spec format (the subset below),
-//! each block read once as SQL or the protocol's operations ([`Block`]), and lists the permutations; `print.rs`
-//! writes result sets as the tester does (libpq's `PQprint`), and `pg.rs` runs a spec on a PostgreSQL server, its
-//! output what PostgreSQL 15's own `isolationtester` prints for the same spec.
+//! each block read once as SQL or the protocol's operations ([`Block`]), and lists the permutations; `engine.rs`
+//! runs them, the same loop on either store (`pg.rs` on a PostgreSQL server, its output what PostgreSQL 15's own
+//! `isolationtester` prints for the same spec; `lite.rs` on SQLite), and `print.rs` writes result sets as the
+//! tester does (libpq's `PQprint`).
 //!
 //! The subset: `setup { SQL }` (any number), `teardown { SQL }`, then sessions (`session NAME`, an optional
 //! `setup { SQL }`, one or more `step NAME { SQL }`, an optional `teardown { SQL }`), then `permutation STEP …`
@@ -12,6 +13,7 @@
 
 pub mod answer;
 pub mod check;
+mod engine;
 pub mod lite;
 mod lite_sql;
 pub mod ops;

@@ -178,11 +178,12 @@ pub struct Memory {
     delivered: Option<String>,
 }
 
-/// How a block of operations ended.
+/// How a block ended on SQLite, its operations' or its statements': the store tries a busy one again from where
+/// it stopped, so it needs to know where that was.
 pub enum Ran {
     Answered(Answer),
-    /// Operation `at` found the store's writer taken (SQLite's busy): nothing of it was written, and it is
-    /// tried again from there.
+    /// Operation (or statement) `at` found the store's writer taken (SQLite's busy): nothing of it was written,
+    /// and it is tried again from there.
     Busy {
         at: usize,
         so_far: Answer,
