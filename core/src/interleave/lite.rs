@@ -15,22 +15,21 @@
 //!
 //! A step whose session still waits when the permutation asks for its next one cannot run in that order here:
 //! the writer it waits for is freed only by a later step. The permutation stops there, says so, and is not
-//! checked.
+//! checked. The permutations are run by `engine.rs`, as on PostgreSQL; this file is what SQLite does differently:
+//! how a block's statements run, and busy as the wait.
 
+use super::answer::{Answer, Now, Stopped};
+use super::engine::{self, Store};
 use super::lite_sql::{controls_transaction, result_set, sequence, shims, split, Sequences};
 use super::ops::{self, Memory, Ran};
 use super::print::ResultSet;
-use super::run::{Answer, Permutation, Transcript};
-use super::{check, Spec, Step};
+use super::run::{Permutation, Transcript};
+use super::{Block, Spec, Step};
 use crate::protocol::conn::Conn;
 use crate::protocol::db::Db;
 use crate::protocol::Role;
 use rusqlite::{ffi, Connection, ErrorCode};
 use std::io::Write;
-
-/// Why a run stopped before its end (exit 2 in the CLI).
-#[derive(Debug)]
-pub struct Stopped(pub String);
 
 /// A session's connection and what its transaction has come to.
 struct Session {
@@ -49,16 +48,6 @@ impl Session {
             Conn::Pg(_) => unreachable!("a SQLite session is opened on SQLite"),
         }
     }
-}
-
-/// How a step sent to its session stands.
-enum Now {
-    Answered(Answer),
-    /// Busy at statement `at`, with the answers of the statements before it.
-    Waiting {
-        at: usize,
-        so_far: Answer,
-    },
 }
 
 const ABORTED: &str =
@@ -81,28 +70,24 @@ pub fn run_spec(spec: &Spec, out: &mut dyn Write) -> Result<Vec<Permutation>, St
             memory: Memory::default(),
         })
     };
-    let mut watch = open()?;
+    let watch = open()?;
     watch
         .conn()
         .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
         .map_err(|e| Stopped(format!("SQLite: {e}")))?;
-    let mut sessions = spec
+    let sessions = spec
         .sessions
         .iter()
         .map(|_| open())
         .collect::<Result<Vec<_>, _>>()?;
+    let mut lite = Lite {
+        pending: sessions.iter().map(|_| None).collect(),
+        watch,
+        sessions,
+        sequences: &sequences,
+    };
     let mut out = Transcript::new(out);
-    out.parsed(spec.sessions.len());
-    for steps in spec.permutations() {
-        permutation(
-            spec,
-            &steps,
-            &mut watch,
-            &mut sessions,
-            &sequences,
-            &mut out,
-        )?;
-    }
+    engine::run(spec, &mut lite, &mut out)?;
     Ok(out.permutations)
 }
 
@@ -132,173 +117,168 @@ impl Drop for Scratch {
     }
 }
 
-fn permutation(
-    spec: &Spec,
-    steps: &[String],
-    watch: &mut Session,
-    sessions: &mut [Session],
-    sequences: &Sequences,
-    out: &mut Transcript<'_>,
-) -> Result<(), Stopped> {
-    out.begin(steps);
-    // Each permutation's sessions are new processes, which remember nothing they delivered; so is each block
-    // of the spec's own, as on PostgreSQL, where it has a connection of its own.
-    for session in sessions.iter_mut() {
-        session.memory = Memory::default();
-    }
-    for sql in &spec.setup {
-        watch.memory = Memory::default();
-        block(watch, sequences, sql, "setup", out)?;
-    }
-    for (i, session) in spec.sessions.iter().enumerate() {
-        if let Some(sql) = &session.setup {
-            block(&mut sessions[i], sequences, sql, "a session's setup", out)?;
-        }
-    }
-    let mut waiting: Vec<(usize, &Step, usize, Answer)> = Vec::new();
-    let mut stopped = false;
-    'steps: for name in steps {
-        let (i, step) = spec.step(name).expect("a parsed spec's step");
-        let who = &spec.sessions[i].name;
-        if let Some(at) = waiting.iter().position(|(s, ..)| *s == i) {
-            let (_, earlier, from, so_far) = waiting.remove(at);
-            match statements(&mut sessions[i], sequences, &earlier.sql, from, so_far) {
-                Now::Answered(answer) => out.completed(who, earlier, &answer),
-                Now::Waiting { .. } => {
-                    out.cannot(who, step, &format!(
-                        "session {who} still waits for the writer (SQLite lets one in at a time), which this permutation frees only later"
-                    ));
-                    stopped = true;
-                    break 'steps;
-                }
-            }
-            waiting = released(waiting, sessions, sequences, spec, out);
-        }
-        match statements(&mut sessions[i], sequences, &step.sql, 0, Answer::default()) {
-            Now::Answered(answer) => out.answered(who, step, &answer),
-            Now::Waiting { at, so_far } => {
-                out.waiting(who, step);
-                waiting.push((i, step, at, so_far));
-            }
-        }
-        waiting = released(waiting, sessions, sequences, spec, out);
-    }
-    if !stopped {
-        if let Some((i, step, ..)) = waiting.first() {
-            let who = &spec.sessions[*i].name;
-            out.cannot(
-                who,
-                step,
-                &format!("session {who} still waits for the writer when the permutation ends"),
-            );
-            stopped = true;
-        }
-    }
-    // What a stopped permutation left open goes, so that the next one starts from its setup.
-    if stopped {
-        roll_back(sessions);
-    } else {
-        check_end(watch, out)?;
-    }
-    for (i, session) in spec.sessions.iter().enumerate() {
-        if let Some(sql) = &session.teardown {
-            let answer = statements(&mut sessions[i], sequences, sql, 0, Answer::default());
-            if let Now::Answered(answer) = answer {
-                out.block(sql, &answer);
-            }
-        }
-    }
-    // What a session still has open after its own teardown goes before the spec's, as on PostgreSQL (`pg.rs`).
-    roll_back(sessions);
-    if let Some(sql) = &spec.teardown {
-        watch.memory = Memory::default();
-        block(watch, sequences, sql, "teardown", out)?;
-    }
-    Ok(())
+/// The SQLite store the driver runs: the watch's connection (the spec's own blocks, the end state) and one per
+/// session, with where each session's waiting step stopped.
+struct Lite<'s> {
+    watch: Session,
+    sessions: Vec<Session>,
+    sequences: &'s Sequences,
+    /// Per session, its step sent and not yet answered: the statement to try again from, and the answers before
+    /// it.
+    pending: Vec<Option<(usize, Answer)>>,
 }
 
-fn roll_back(sessions: &mut [Session]) {
-    for session in sessions.iter_mut() {
-        if !session.conn().is_autocommit() {
-            let _ = session.conn().execute_batch("ROLLBACK");
+impl Lite<'_> {
+    /// `block` on `session` to its end: refused, named `what`, when it finds the writer taken or fails.
+    fn finished(&mut self, i: Option<usize>, block: &Block, what: &str) -> Result<Answer, Stopped> {
+        let session = match i {
+            Some(i) => &mut self.sessions[i],
+            None => &mut self.watch,
+        };
+        match statements(session, self.sequences, block, 0, Answer::default()) {
+            Ran::Answered(answer) => Ok(answer),
+            Ran::Busy { .. } => Err(Stopped(format!(
+                "{what} found the database busy: a session still holds the writer"
+            ))),
         }
-        session.aborted = false;
     }
 }
 
-/// The waiting steps tried again, in the order they began to wait: those that got through are printed.
-fn released<'s>(
-    waiting: Vec<(usize, &'s Step, usize, Answer)>,
-    sessions: &mut [Session],
-    sequences: &Sequences,
-    spec: &Spec,
-    out: &mut Transcript<'_>,
-) -> Vec<(usize, &'s Step, usize, Answer)> {
-    let mut still = Vec::new();
-    for (i, step, from, so_far) in waiting {
-        match statements(&mut sessions[i], sequences, &step.sql, from, so_far) {
-            Now::Answered(answer) => out.completed(&spec.sessions[i].name, step, &answer),
-            Now::Waiting { at, so_far } => still.push((i, step, at, so_far)),
+impl Store for Lite<'_> {
+    fn forget(&mut self) {
+        // Each permutation's sessions are new processes, which remember nothing they delivered.
+        for session in &mut self.sessions {
+            session.memory = Memory::default();
         }
     }
-    still
-}
 
-fn block(
-    session: &mut Session,
-    sequences: &Sequences,
-    sql: &str,
-    what: &str,
-    out: &mut Transcript<'_>,
-) -> Result<(), Stopped> {
-    match statements(session, sequences, sql, 0, Answer::default()) {
-        Now::Answered(answer) => match &answer.error {
+    fn block(&mut self, block: &Block, what: &str) -> Result<Answer, Stopped> {
+        // Each block of the spec's own is a new process too, as on PostgreSQL, where it has a connection of its
+        // own.
+        self.watch.memory = Memory::default();
+        self.finished(None, block, what)
+    }
+
+    fn setup(&mut self, i: usize, block: &Block) -> Result<Answer, Stopped> {
+        let what = "a session's setup";
+        let answer = self.finished(Some(i), block, what)?;
+        match &answer.error {
             Some(e) => Err(Stopped(format!("{what} failed: {e}"))),
-            None => {
-                out.block(sql, &answer);
-                Ok(())
+            None => Ok(answer),
+        }
+    }
+
+    fn teardown(&mut self, i: usize, block: &Block) -> Result<Option<Answer>, Stopped> {
+        Ok(
+            match statements(
+                &mut self.sessions[i],
+                self.sequences,
+                block,
+                0,
+                Answer::default(),
+            ) {
+                Ran::Answered(answer) => Some(answer),
+                Ran::Busy { .. } => None,
+            },
+        )
+    }
+
+    fn send(&mut self, i: usize, _: &Step) -> Result<(), Stopped> {
+        self.pending[i] = Some((0, Answer::default()));
+        Ok(())
+    }
+
+    /// The step run, or tried again from the statement that was busy.
+    fn settle(&mut self, i: usize, step: &Step) -> Result<Now, Stopped> {
+        let (from, so_far) = self.pending[i].take().unwrap_or_default();
+        Ok(
+            match statements(
+                &mut self.sessions[i],
+                self.sequences,
+                &step.sql,
+                from,
+                so_far,
+            ) {
+                Ran::Answered(answer) => Now::Answered(answer),
+                Ran::Busy { at, so_far } => {
+                    self.pending[i] = Some((at, so_far));
+                    Now::Waiting
+                }
+            },
+        )
+    }
+
+    /// Always: busy is answered at once, and the one writer is freed only by a step that runs after it.
+    fn freed_only_later(&mut self, _: usize, _: &[usize]) -> Result<bool, Stopped> {
+        Ok(true)
+    }
+
+    /// Never needed (every wait is freed only later, above); a step still busy stops the run.
+    fn wait(&mut self, i: usize, step: &Step) -> Result<Answer, Stopped> {
+        match self.settle(i, step)? {
+            Now::Answered(answer) => Ok(answer),
+            Now::Waiting => Err(Stopped(format!(
+                "step {} still waits for the writer",
+                step.name
+            ))),
+        }
+    }
+
+    fn abandon(&mut self, waiting: &[usize]) -> Result<(), Stopped> {
+        for &i in waiting {
+            self.pending[i] = None;
+        }
+        Ok(())
+    }
+
+    fn roll_back(&mut self) -> Result<(), Stopped> {
+        for session in &mut self.sessions {
+            if !session.conn().is_autocommit() {
+                let _ = session.conn().execute_batch("ROLLBACK");
             }
-        },
-        Now::Waiting { .. } => Err(Stopped(format!(
-            "{what} found the database busy: a session still holds the writer"
-        ))),
+            session.aborted = false;
+        }
+        Ok(())
     }
-}
 
-fn check_end(watch: &mut Session, out: &mut Transcript<'_>) -> Result<(), Stopped> {
-    let checked = check::end_state(&mut |sql| {
-        let mut stmt = watch.conn().prepare(sql).map_err(|e| e.to_string())?;
+    fn read(&mut self, sql: &str) -> Result<ResultSet, String> {
+        let mut stmt = self.watch.conn().prepare(sql).map_err(|e| e.to_string())?;
         result_set(&mut stmt).map_err(|e| e.to_string())
-    })
-    .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
-    if let Some(checked) = checked {
-        out.checked(checked);
     }
-    Ok(())
+
+    fn cannot(&self, who: &str, at_end: bool) -> String {
+        if at_end {
+            format!("session {who} still waits for the writer when the permutation ends")
+        } else {
+            format!(
+                "session {who} still waits for the writer (SQLite lets one in at a time), which this permutation frees only later"
+            )
+        }
+    }
 }
 
-/// Runs `sql`'s statements (or its protocol operations) from the `from`th, one at a time, adding to `so_far`.
+/// Runs `block`'s statements (or its protocol operations) from the `from`th, one at a time, adding to `so_far`.
 fn statements(
     session: &mut Session,
     sequences: &Sequences,
-    sql: &str,
+    block: &Block,
     from: usize,
     mut so_far: Answer,
-) -> Now {
-    if ops::is_block(sql) {
-        let aborted = session.aborted;
-        return match ops::run_block(
-            &mut session.db,
-            sql,
-            from,
-            so_far,
-            &mut session.memory,
-            aborted,
-        ) {
-            Ran::Answered(answer) => Now::Answered(answer),
-            Ran::Busy { at, so_far } => Now::Waiting { at, so_far },
-        };
-    }
+) -> Ran {
+    let sql = match block {
+        Block::Ops { ops, .. } => {
+            let aborted = session.aborted;
+            return ops::run_block(
+                &mut session.db,
+                ops,
+                from,
+                so_far,
+                &mut session.memory,
+                aborted,
+            );
+        }
+        Block::Sql(sql) => sql,
+    };
     let all = split(sql);
     // Several statements outside a transaction are one implicit transaction on PostgreSQL: an error undoes
     // the block. The same here, its write lock taken first, as every transaction here takes it.
@@ -309,10 +289,10 @@ fn statements(
     if implicit {
         if let Err(e) = session.conn().execute_batch("BEGIN IMMEDIATE") {
             if busy(&e) {
-                return Now::Waiting { at: 0, so_far };
+                return Ran::Busy { at: 0, so_far };
             }
             so_far.error = Some(format!("ERROR:  {}", message(&e)));
-            return Now::Answered(so_far);
+            return Ran::Answered(so_far);
         }
     }
     for (at, statement) in all.iter().enumerate().skip(from) {
@@ -320,7 +300,7 @@ fn statements(
             Ok(Some(set)) => so_far.sets.push(set),
             Ok(None) => {}
             // Not in an implicit transaction: it holds the write lock from its start.
-            Err(e) if busy(&e) => return Now::Waiting { at, so_far },
+            Err(e) if busy(&e) => return Ran::Busy { at, so_far },
             Err(e) => {
                 so_far.error = Some(format!("ERROR:  {}", message(&e)));
                 // The error ends its transaction, as on PostgreSQL; the block's other statements are not run.
@@ -328,7 +308,7 @@ fn statements(
                     let _ = session.conn().execute_batch("ROLLBACK");
                     session.aborted = !implicit;
                 }
-                return Now::Answered(so_far);
+                return Ran::Answered(so_far);
             }
         }
     }
@@ -338,7 +318,7 @@ fn statements(
             let _ = session.conn().execute_batch("ROLLBACK");
         }
     }
-    Now::Answered(so_far)
+    Ran::Answered(so_far)
 }
 
 fn busy(e: &rusqlite::Error) -> bool {

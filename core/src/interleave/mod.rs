@@ -1,7 +1,9 @@
 //! `experiments interleave`: statements of concurrent sessions interleaved on real connections, in the style of
-//! PostgreSQL's isolation tester (`src/test/isolation/`). This module reads its spec format (the subset below) and
-//! lists the permutations; `print.rs` writes result sets as the tester does (libpq's `PQprint`), and `pg.rs` runs a
-//! spec on a PostgreSQL server, its output what PostgreSQL 15's own `isolationtester` prints for the same spec.
+//! PostgreSQL's isolation tester (`src/test/isolation/`). This module reads its spec format (the subset below),
+//! each block read once as SQL or the protocol's operations ([`Block`]), and lists the permutations; `engine.rs`
+//! runs them, the same loop on either store (`pg.rs` on a PostgreSQL server, its output what PostgreSQL 15's own
+//! `isolationtester` prints for the same spec; `lite.rs` on SQLite), and `print.rs` writes result sets as the
+//! tester does (libpq's `PQprint`).
 //!
 //! The subset: `setup { SQL }` (any number), `teardown { SQL }`, then sessions (`session NAME`, an optional
 //! `setup { SQL }`, one or more `step NAME { SQL }`, an optional `teardown { SQL }`), then `permutation STEP …`
@@ -9,7 +11,9 @@
 //! `#` starts a comment. A block whose text starts with `@` calls the protocol's own operations (`ops.rs`). Anything else — a step marker such as `s1(s2)`, an unknown word — is refused with the line
 //! it is on.
 
+pub mod answer;
 pub mod check;
+mod engine;
 pub mod lite;
 mod lite_sql;
 pub mod ops;
@@ -59,11 +63,43 @@ impl Isolation {
     }
 }
 
+/// A setup's, teardown's or step's block, read once as the spec is parsed: SQL for the store, or the protocol's
+/// operations (`ops.rs`), so that no runner has to tell them apart from the text again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    Sql(String),
+    Ops { text: String, ops: Vec<ops::Op> },
+}
+
+impl Block {
+    /// The block's text, trimmed, as the tester prints it.
+    pub fn text(&self) -> &str {
+        match self {
+            Block::Sql(text) | Block::Ops { text, .. } => text,
+        }
+    }
+}
+
+/// A block reads as its text, which is what a reader of the spec wrote and what the output prints.
+impl std::ops::Deref for Block {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.text()
+    }
+}
+
+impl PartialEq<&str> for Block {
+    fn eq(&self, other: &&str) -> bool {
+        self.text() == *other
+    }
+}
+
 /// A parsed spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
-    pub setup: Vec<String>,
-    pub teardown: Option<String>,
+    pub setup: Vec<Block>,
+    pub teardown: Option<Block>,
     pub sessions: Vec<Session>,
     /// Each a list of step names; empty: every interleaving ([`Spec::permutations`]).
     pub permutations: Vec<Vec<String>>,
@@ -72,15 +108,15 @@ pub struct Spec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {
     pub name: String,
-    pub setup: Option<String>,
+    pub setup: Option<Block>,
     pub steps: Vec<Step>,
-    pub teardown: Option<String>,
+    pub teardown: Option<Block>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     pub name: String,
-    pub sql: String,
+    pub sql: Block,
 }
 
 /// Where a spec is refused: its line (1-based) and why.
@@ -218,8 +254,14 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
     // A block of the protocol's operations is read here too, so that a wrong one is refused with its line.
     let block = |it: &mut Tokens, what: &str, line: usize| {
         let text = after(it, true, what, line)?;
-        ops::block(&text, what == "step").map_err(|message| SpecError { line, message })?;
-        Ok(text)
+        Ok(
+            match ops::block(&text, what == "step")
+                .map_err(|message| SpecError { line, message })?
+            {
+                Some(ops) => Block::Ops { text, ops },
+                None => Block::Sql(text),
+            },
+        )
     };
     let name = |it: &mut Tokens, what: &str, line: usize| after(it, false, what, line);
     while let Some((token, line)) = it.next() {

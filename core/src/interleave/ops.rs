@@ -14,8 +14,8 @@
 //! one). On PostgreSQL the transaction is the protocol's (`READ COMMITTED` and the role's advisory lock, whatever
 //! `--isolation` says); on SQLite, `BEGIN IMMEDIATE`.
 
+use super::answer::Answer;
 use super::print::ResultSet;
-use super::run::Answer;
 use crate::protocol::conn::Conn;
 use crate::protocol::db::{Db, CONSUMER_SCHEMA as LITE_CONSUMER, PRODUCER_SCHEMA as LITE_PRODUCER};
 #[cfg(feature = "postgres")]
@@ -71,15 +71,11 @@ impl Op {
     }
 }
 
-/// Whether a block is one of operations, not SQL.
-pub fn is_block(text: &str) -> bool {
-    text.starts_with('@')
-}
-
-/// The operations of a block, `None` when it is SQL. `step`: whether it is a step's (only a step may stop
-/// inside a transaction). The message names what is wrong.
+/// The operations of a block, `None` when it is SQL (it does not start with `@`): asked once, as the spec is
+/// parsed. `step`: whether it is a step's (only a step may stop inside a transaction). The message names what
+/// is wrong.
 pub fn block(text: &str, step: bool) -> Result<Option<Vec<Op>>, String> {
-    if !is_block(text) {
+    if !text.starts_with('@') {
         return Ok(None);
     }
     let mut ops = Vec::new();
@@ -182,36 +178,31 @@ pub struct Memory {
     delivered: Option<String>,
 }
 
-/// How a block of operations ended.
+/// How a block ended on SQLite, its operations' or its statements': the store tries a busy one again from where
+/// it stopped, so it needs to know where that was.
 pub enum Ran {
     Answered(Answer),
-    /// Operation `at` found the store's writer taken (SQLite's busy): nothing of it was written, and it is
-    /// tried again from there.
+    /// Operation (or statement) `at` found the store's writer taken (SQLite's busy): nothing of it was written,
+    /// and it is tried again from there.
     Busy {
         at: usize,
         so_far: Answer,
     },
 }
 
-/// Runs the block of operations `text` from its `from`th on `db`, adding to `so_far`. An operation runs in a
-/// transaction of its own: a block that starts while the session has one open (`aborted`: one an error ended,
-/// which the session must still end) is refused. On SQLite a busy answer means "waiting"; PostgreSQL waits on its
-/// own and answers busy only for a deadlock or a serialization failure, an error like any other.
+/// Runs the block's operations `ops` (read as the spec was parsed) from the `from`th on `db`, adding to
+/// `so_far`. An operation runs in a transaction of its own: a block that starts while the session has one open
+/// (`aborted`: one an error ended, which the session must still end) is refused. On SQLite a busy answer means
+/// "waiting"; PostgreSQL waits on its own and answers busy only for a deadlock or a serialization failure, an
+/// error like any other.
 pub fn run_block(
     db: &mut Db,
-    text: &str,
+    ops: &[Op],
     from: usize,
     mut so_far: Answer,
     memory: &mut Memory,
     aborted: bool,
 ) -> Ran {
-    let ops = match block(text, true) {
-        Ok(ops) => ops.unwrap_or_default(),
-        Err(e) => {
-            so_far.error = Some(format!("ERROR:  {e}"));
-            return Ran::Answered(so_far);
-        }
-    };
     let (tables, waits) = match db.conn() {
         Conn::Lite(_) => (format!("{LITE_PRODUCER}{LITE_CONSUMER}"), true),
         #[cfg(feature = "postgres")]

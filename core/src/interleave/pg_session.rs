@@ -1,11 +1,10 @@
 //! A PostgreSQL session of a spec's run (`pg.rs`): its connection, answering on a thread of its own, and how
 //! a block's answer reads (the protocol's operations' or the statements', as the tester prints them).
 
+use super::answer::{Answer, Stopped};
 use super::ops::{self, Memory, Ran};
-use super::pg::Stopped;
 use super::print::ResultSet;
-use super::run::Answer;
-use super::Isolation;
+use super::{Block, Isolation};
 use crate::protocol::conn::Conn as Store;
 use crate::protocol::db::Db;
 use crate::protocol::pg::{PgConn, Place};
@@ -16,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 /// What a session's thread is asked to do.
 pub(super) enum Work {
-    Block(String),
+    Block(Block),
     /// A new permutation begins: the session is a new process, which remembers nothing it delivered.
     Forget,
 }
@@ -61,14 +60,14 @@ impl Conn {
         std::thread::spawn(move || {
             let mut memory = Memory::default();
             for work in work {
-                let sql = match work {
-                    Work::Block(sql) => sql,
+                let block = match work {
+                    Work::Block(block) => block,
                     Work::Forget => {
                         memory = Memory::default();
                         continue;
                     }
                 };
-                if answer.send(run(&mut db, &mut memory, &sql)).is_err() {
+                if answer.send(run(&mut db, &mut memory, &block)).is_err() {
                     break;
                 }
             }
@@ -124,12 +123,15 @@ pub(super) fn connect(
 }
 
 /// A block's answer on the protocol's connection `db`: its protocol operations' or its statements'.
-pub(super) fn run(db: &mut Db, memory: &mut Memory, sql: &str) -> Answer {
-    if ops::is_block(sql) {
-        return match ops::run_block(db, sql, 0, Answer::default(), memory, false) {
-            Ran::Answered(answer) | Ran::Busy { so_far: answer, .. } => answer,
-        };
-    }
+pub(super) fn run(db: &mut Db, memory: &mut Memory, block: &Block) -> Answer {
+    let sql = match block {
+        Block::Ops { ops, .. } => {
+            return match ops::run_block(db, ops, 0, Answer::default(), memory, false) {
+                Ran::Answered(answer) | Ran::Busy { so_far: answer, .. } => answer,
+            }
+        }
+        Block::Sql(sql) => sql,
+    };
     match db.conn() {
         Store::Pg(c) => answer(c.simple_query(sql)),
         Store::Lite(_) => unreachable!("a PostgreSQL session is opened on PostgreSQL"),

@@ -2,30 +2,11 @@
 //! too (the table of `--all` and the page's recording are made from them), and each permutation's end state
 //! checked when the spec's tables are the protocol's.
 
+use super::answer::Answer;
 use super::check::Check;
-use super::print::{result_set, ResultSet};
+use super::{Block, Step};
 use serde::Serialize;
 use std::io::Write;
-
-/// What a step's statements answered: their result sets, then the error that stopped them, if any
-/// (`ERROR:  message`, as the tester prints it).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Answer {
-    pub sets: Vec<ResultSet>,
-    pub error: Option<String>,
-}
-
-impl Answer {
-    /// As the tester prints it.
-    pub fn printed(&self) -> String {
-        let mut out: String = self.sets.iter().map(result_set).collect();
-        if let Some(e) = &self.error {
-            out.push_str(e);
-            out.push('\n');
-        }
-        out
-    }
-}
 
 /// One line of a permutation's run (with the answer printed under it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -112,34 +93,42 @@ impl<'o> Transcript<'o> {
 
     /// A setup's or teardown's output (printed, not kept: the same for every permutation). One of the
     /// protocol's operations says nothing when it succeeds: it would repeat, a line each, before every permutation.
-    pub fn block(&mut self, sql: &str, answer: &Answer) {
-        if !(super::ops::is_block(sql) && answer.error.is_none()) {
+    pub fn block(&mut self, block: &Block, answer: &Answer) {
+        if !(matches!(block, Block::Ops { .. }) && answer.error.is_none()) {
             self.say(&answer.printed());
         }
     }
 
-    pub fn answered(&mut self, session: &str, step: &super::Step, answer: &Answer) {
+    pub fn answered(&mut self, session: &str, step: &Step, answer: &Answer) {
         let printed = answer.printed();
-        self.say(&format!("step {}: {}\n{printed}", step.name, step.sql));
+        self.say(&format!(
+            "step {}: {}\n{printed}",
+            step.name,
+            step.sql.text()
+        ));
         self.push(Line::Step {
             session: session.to_owned(),
             step: step.name.clone(),
-            sql: step.sql.clone(),
+            sql: step.sql.text().to_owned(),
             answer: Some(printed),
         });
     }
 
-    pub fn waiting(&mut self, session: &str, step: &super::Step) {
-        self.say(&format!("step {}: {} <waiting ...>\n", step.name, step.sql));
+    pub fn waiting(&mut self, session: &str, step: &Step) {
+        self.say(&format!(
+            "step {}: {} <waiting ...>\n",
+            step.name,
+            step.sql.text()
+        ));
         self.push(Line::Step {
             session: session.to_owned(),
             step: step.name.clone(),
-            sql: step.sql.clone(),
+            sql: step.sql.text().to_owned(),
             answer: None,
         });
     }
 
-    pub fn completed(&mut self, session: &str, step: &super::Step, answer: &Answer) {
+    pub fn completed(&mut self, session: &str, step: &Step, answer: &Answer) {
         let printed = answer.printed();
         self.say(&format!("step {}: <... completed>\n{printed}", step.name));
         self.push(Line::Completed {
@@ -149,7 +138,7 @@ impl<'o> Transcript<'o> {
         });
     }
 
-    pub fn cannot(&mut self, session: &str, step: &super::Step, why: &str) {
+    pub fn cannot(&mut self, session: &str, step: &Step, why: &str) {
         self.say(&format!("step {}: cannot run: {why}\n", step.name));
         self.push(Line::Cannot {
             session: session.to_owned(),
