@@ -1,6 +1,6 @@
 //! `experiments check`: the checker of CHECKER.md from the command line.
 
-use crate::parse_only;
+use super::parse_only;
 use outbox_core::checker::{self, Config, Search, Verdict};
 use std::io::Write;
 use std::process::ExitCode;
@@ -19,7 +19,7 @@ struct Args {
 
 /// The knobs read as the page reads a check link (`--power-cuts` is the link's `power_cuts`), then the rule's
 /// file (read, and the rule checked, once every flag is in), then the whole configuration checked.
-fn parse(c: &crate::cli::Check) -> Result<Args, String> {
+fn parse(c: &super::cli::Check) -> Result<Args, String> {
     let mut config = Config::default();
     for (knob, value) in c.knobs() {
         config.set(knob, value).map_err(|e| {
@@ -51,7 +51,7 @@ fn parse(c: &crate::cli::Check) -> Result<Args, String> {
     })
 }
 
-pub fn main(args: &crate::cli::Check) -> ExitCode {
+pub fn main(args: &super::cli::Check) -> ExitCode {
     let args = match parse(args) {
         Ok(_) if parse_only() => return ExitCode::SUCCESS,
         Ok(a) => a,
@@ -62,7 +62,7 @@ pub fn main(args: &crate::cli::Check) -> ExitCode {
     };
     let config = args.config.clone();
     let start = Instant::now();
-    let progress = crate::progress::Progress::spinner("check");
+    let progress = super::progress::Progress::spinner("check");
     let outcome = Search::new(config.clone()).and_then(|s| {
         let mut search = s.with_threads(args.threads).with_symmetry(args.symmetry);
         // A slice at a time, so that a terminal sees the search move.

@@ -284,7 +284,7 @@ pub fn pass_on(pairs: &[(&str, &Option<String>)]) -> Vec<String> {
 
 /// `--store`'s value: checked where it is given, so that a typo is named before anything starts.
 fn store_value(value: &str) -> Result<String, String> {
-    if value == "sqlite" || crate::store::names_postgres(value) {
+    if value == "sqlite" || super::store::names_postgres(value) {
         Ok(value.to_owned())
     } else {
         Err(format!(

@@ -13,7 +13,7 @@ const USAGE: &str = "interleave FILE.spec --store sqlite|postgres|postgres://…
 /// Where `--all` finds its specs by default.
 const HAZARDS: &str = "specs/isolation/hazards";
 
-pub fn main(args: &crate::cli::Interleave) -> ExitCode {
+pub fn main(args: &super::cli::Interleave) -> ExitCode {
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -34,7 +34,7 @@ struct Flags<'a> {
     record: Option<&'a str>,
 }
 
-fn flags(args: &crate::cli::Interleave) -> Result<Flags<'_>, String> {
+fn flags(args: &super::cli::Interleave) -> Result<Flags<'_>, String> {
     let file = match args.files.as_slice() {
         [] => None,
         [file] => Some(file.as_str()),
@@ -57,7 +57,7 @@ fn flags(args: &crate::cli::Interleave) -> Result<Flags<'_>, String> {
     })
 }
 
-fn run(args: &crate::cli::Interleave) -> Result<(), String> {
+fn run(args: &super::cli::Interleave) -> Result<(), String> {
     let f = flags(args)?;
     if f.all {
         return all(&f);
@@ -169,7 +169,7 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
     let (mut lite, mut pg) = (Clock::default(), Clock::default());
     let mut rows = Vec::new();
     // Each spec on SQLite and at the three levels: four cells a spec.
-    let progress = crate::progress::Progress::bar(specs.len() as u64 * 4, "interleave --all");
+    let progress = super::progress::Progress::bar(specs.len() as u64 * 4, "interleave --all");
     for (file, text, spec) in &specs {
         let named = |e: String| format!("{}: {e}", file.display());
         let mut cells = Vec::new();

@@ -3,7 +3,7 @@
 //! databases, breaks the property at its last move and not before (what the page's referee will see); and the
 //! unbreakable level holds. Exit 0 when all of that is so, 1 when a level fails, 2 for bad arguments.
 
-use crate::parse_only;
+use super::parse_only;
 use outbox_core::checker::{Property, Search, Verdict};
 use outbox_core::levels::{self, Level};
 use outbox_core::protocol::{invariant, Snapshot};

@@ -4,7 +4,6 @@
 use std::io::IsTerminal;
 
 pub struct Progress {
-    #[cfg(not(target_arch = "wasm32"))]
     bar: Option<indicatif::ProgressBar>,
 }
 
@@ -14,13 +13,11 @@ impl Progress {
         Progress::new(None, what)
     }
 
-    /// A bar of `len` parts (the interleavings', native only), with the parts done, the time so far and the time left.
-    #[cfg(not(target_arch = "wasm32"))]
+    /// A bar of `len` parts, with the parts done, the time so far and the time left.
     pub fn bar(len: u64, what: &str) -> Progress {
         Progress::new(Some(len), what)
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     fn new(len: Option<u64>, what: &str) -> Progress {
         use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
         if !std::io::stderr().is_terminal() {
@@ -45,24 +42,14 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
-    #[cfg(target_arch = "wasm32")]
-    fn new(_: Option<u64>, _: &str) -> Progress {
-        let _ = std::io::stderr().is_terminal();
-        Progress {}
-    }
-
     /// What the work has come to, in a line; computed only when someone is watching.
     pub fn say(&self, message: impl FnOnce() -> String) {
-        #[cfg(not(target_arch = "wasm32"))]
         if let Some(bar) = &self.bar {
             bar.set_message(message());
         }
-        #[cfg(target_arch = "wasm32")]
-        let _ = message;
     }
 
     /// One more part done.
-    #[cfg(not(target_arch = "wasm32"))]
     pub fn step(&self) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
@@ -72,7 +59,6 @@ impl Progress {
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        #[cfg(not(target_arch = "wasm32"))]
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
