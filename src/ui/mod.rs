@@ -6,6 +6,8 @@ pub mod checker;
 pub mod components;
 mod files;
 pub mod hints;
+pub mod hooks;
+pub mod parts;
 pub mod split;
 pub use crate::i18n;
 pub mod state;

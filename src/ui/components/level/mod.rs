@@ -6,33 +6,31 @@
 //! code is in the rest of a split module.
 
 pub mod fetch;
+mod game;
 mod share;
 pub mod store;
 mod view;
 mod words;
 
+pub use game::{Act, Game, Panel};
 pub use words::Words;
 
 use crate::ui::hints::{Hinter, Reply};
 use crate::ui::i18n::Lang;
-use crate::ui::state::{Act, Action};
+use crate::ui::state::{Act as _, Action};
 use crate::ui::Ctx as PageCtx;
-use outbox_core::checker::{Move, Play};
-use outbox_core::levels::{Bet, Level};
+use outbox_core::checker::Play;
+use outbox_core::levels::Level;
 use outbox_core::playground::Command;
-use outbox_core::protocol::Boundary;
-
-use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// What the panel's parts need.
+/// What the panel's parts need: the page, the game (read, and changed by dispatching an [`Act`]) and its words.
 #[derive(Clone)]
 pub struct Ctx {
     pub model: PageCtx,
-    pub game: Shared,
+    pub panel: UseReducerHandle<Panel>,
     pub words: Words,
-    pub redraw: UseForceUpdateHandle,
     pub embed: bool,
 }
 
@@ -44,6 +42,12 @@ impl Ctx {
     pub fn tf(&self, key: &str, args: &[&str]) -> String {
         self.words.tf(self.model.lang, key, args)
     }
+
+    /// A callback that dispatches the act `make` builds from its event.
+    pub fn on<E: 'static>(&self, make: impl Fn(E) -> Act + 'static) -> Callback<E> {
+        let panel = self.panel.clone();
+        Callback::from(move |e| panel.dispatch(make(e)))
+    }
 }
 
 /// What a search answered, or that it is still searching.
@@ -54,50 +58,6 @@ pub enum Answer {
     Failed(String),
 }
 
-/// A hint asked for at one position: how much of it has been revealed (1–3).
-pub struct Asked {
-    pub history: Vec<Move>,
-    pub stage: u8,
-    pub answer: Answer,
-}
-
-/// A level being played.
-pub struct Game {
-    pub level: Level,
-    /// 1-based, among the levels; none for a challenge.
-    pub number: Option<usize>,
-    /// Every level's id and English title, in order (the list's entries).
-    pub list: Vec<(String, String)>,
-    pub play: Play,
-    /// The search from the start: the par, or the proof.
-    pub start: Answer,
-    pub hint: Option<Asked>,
-    /// The exit chosen for the next move.
-    pub armed: Option<Boundary>,
-    pub bet: Option<Bet>,
-    /// The reader said it breaks and is choosing the property.
-    pub choosing: bool,
-    pub gave_up: bool,
-    /// A move the page refused, said until the next move.
-    pub error: Option<String>,
-    /// What the last progress import did (imported, or why not).
-    pub said: Option<(bool, String)>,
-    /// The embed code *Copy embed code* wrote, and whether its height was measured.
-    pub embed_code: Option<(String, bool)>,
-    hinter: Option<Hinter>,
-}
-
-/// Why the panel shows no game.
-#[derive(Clone, PartialEq)]
-enum Status {
-    Opening,
-    /// The levels could not be fetched or read.
-    Failed(String),
-    /// The address names no level, or a challenge link that cannot be opened: said as it is.
-    Refused(String),
-    Ready,
-}
-
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// `level=` as the address wrote it: a number, an id, or `challenge` (the level is in the fragment).
@@ -105,25 +65,17 @@ pub struct Props {
     pub embed: bool,
 }
 
-type Shared = Rc<RefCell<Option<Game>>>;
-
 #[component]
 pub fn LevelPanel(props: &Props) -> Html {
     let Some(model) = use_context::<PageCtx>() else {
         return html! {};
     };
-    let game: Shared = use_mut_ref(|| None);
+    let panel = use_reducer(|| Panel::Opening);
     let words = use_state(Words::default);
-    let status = use_state(|| Status::Opening);
-    let redraw = use_force_update();
+    // The level's worker: a resource, not state; started once the game is open.
+    let hinter = use_mut_ref(|| None::<Hinter>);
     {
-        let (model, game, words, status, redraw) = (
-            model.clone(),
-            game.clone(),
-            words.clone(),
-            status.clone(),
-            redraw.clone(),
-        );
+        let (panel, words) = (panel.clone(), words.clone());
         let id = props.id.to_string();
         let lang = model.lang;
         use_effect_with((), move |_| {
@@ -140,41 +92,100 @@ pub fn LevelPanel(props: &Props) -> Html {
                     match opened {
                         Ok((Ok(g), w)) => {
                             words.set(w);
-                            *game.borrow_mut() = Some(g);
-                            start(&game, &model, &redraw);
-                            status.set(Status::Ready);
+                            panel.dispatch(Act::Opened(Box::new(g)));
                         }
                         Ok((Err(e), w)) => {
                             words.set(w);
-                            status.set(Status::Refused(e));
+                            panel.dispatch(Act::Refused(e));
                         }
-                        Err(e) => status.set(Status::Failed(e)),
+                        Err(e) => panel.dispatch(Act::Failed(e)),
                     }
                 });
             });
             || ()
         });
     }
+    let game = match &*panel {
+        Panel::Ready(g) => Some(g),
+        _ => None,
+    };
     {
-        // Time travel in the diagram (a click on a step) takes the moves after it back, as *Undo* does: the
-        // level's game and the player's tables stand at the same step.
-        let (game, model, redraw) = (game.clone(), model.clone(), redraw.clone());
-        use_effect_with(model.pos, move |&pos| {
-            let back = game.borrow().as_ref().and_then(|g| {
-                let at = g.prelude() + g.play.history().len();
-                (pos < at).then(|| pos.saturating_sub(g.prelude()))
-            });
-            if let Some(n) = back {
-                take_back(&game, &model, &redraw, n);
+        // The game's first moments: the level's worker starts on the search from the start (the par, or the
+        // proof), so that a reader's first hint finds it done.
+        let (panel, hinter) = (panel.clone(), hinter.clone());
+        let config = game.map(|g| g.level.config.clone());
+        use_effect_with(config.is_some(), move |&open| {
+            if let (true, Some(config)) = (open, config) {
+                match Hinter::start() {
+                    Ok(h) => {
+                        let panel = panel.clone();
+                        h.ask(&config, &[], move |reply| {
+                            panel.dispatch(Act::Started(answer_of(reply)))
+                        });
+                        *hinter.borrow_mut() = Some(h);
+                    }
+                    Err(e) => panel.dispatch(Act::Started(Answer::Failed(e))),
+                }
             }
         });
     }
+    {
+        // A hint at a new position: the worker searches from there.
+        let (panel, hinter) = (panel.clone(), hinter.clone());
+        let config = game.map(|g| g.level.config.clone());
+        use_effect_with(game.and_then(|g| g.searching()), move |searching| {
+            if let (Some(history), Some(config)) = (searching.clone(), config) {
+                match hinter.borrow().as_ref() {
+                    Some(h) => {
+                        let asked = history.clone();
+                        h.ask(&config, &history, move |reply| {
+                            panel.dispatch(Act::Hinted(asked, answer_of(reply)))
+                        });
+                    }
+                    None => panel.dispatch(Act::Hinted(
+                        history,
+                        Answer::Failed("the level's worker is not running".into()),
+                    )),
+                }
+            }
+        });
+    }
+    {
+        // The player shows the reader's history, once per change of it; a break is circled on the diagram and
+        // a win of the level's property kept.
+        let model = model.clone();
+        let shown = game.map(|g| {
+            (
+                g.at.clone(),
+                g.prelude(),
+                g.level.property,
+                g.level.id.clone(),
+            )
+        });
+        use_effect_with(game.map(|g| g.moved), move |_| {
+            if let Some((at, prelude, property, id)) = shown {
+                model.act(Command::Load(Box::new(at.trace)));
+                if let Some(v) = at.broken {
+                    let moves = at.history.len();
+                    if v.property == property {
+                        store::update(|p| p.record_win(&id, moves as u32));
+                    }
+                    model.dispatch(Action::MarkBroken(Some(prelude + moves - 1)));
+                }
+            }
+        });
+    }
+    {
+        // Time travel in the diagram (a click on a step) is one act: the game stands where the player does.
+        let panel = panel.clone();
+        use_effect_with(model.pos, move |&pos| panel.dispatch(Act::PlayerAt(pos)));
+    }
     let lang = model.lang;
-    let content = match &*status {
-        Status::Opening => {
+    let content = match &*panel {
+        Panel::Opening => {
             html! { <p class="note" data-testid="level-loading">{ crate::ui::i18n::t(lang, "title") }{ " …" }</p> }
         }
-        Status::Failed(e) => {
+        Panel::Failed(e) => {
             let text = if words.is_empty() {
                 e.to_string()
             } else {
@@ -182,18 +193,17 @@ pub fn LevelPanel(props: &Props) -> Html {
             };
             html! { <p class="error" role="alert" data-testid="level-error">{ text }</p> }
         }
-        Status::Refused(e) => html! {
+        Panel::Refused(e) => html! {
             <p class="error" role="alert" data-testid="level-error">{ crate::ui::i18n::message(lang, e) }</p>
         },
-        Status::Ready => {
+        Panel::Ready(g) => {
             let ctx = Ctx {
                 model: model.clone(),
-                game: game.clone(),
+                panel: panel.clone(),
                 words: (*words).clone(),
-                redraw: redraw.clone(),
                 embed: props.embed,
             };
-            view::panel(&ctx)
+            view::panel(&ctx, g)
         }
     };
     html! {
@@ -216,7 +226,7 @@ fn open(
         .map(|l| (l.id.clone(), l.en.title.clone()))
         .collect();
     let count = bundle.levels.len();
-    let (number, level) = if id == "challenge" {
+    let (number, level): (Option<usize>, Level) = if id == "challenge" {
         let hash = web_sys::window()
             .and_then(|w| w.location().hash().ok())
             .unwrap_or_default();
@@ -235,50 +245,7 @@ fn open(
         }
     };
     let play = Play::new(level.config.clone())?;
-    Ok(Game {
-        level,
-        number,
-        list,
-        play,
-        start: Answer::Searching,
-        hint: None,
-        armed: None,
-        bet: None,
-        choosing: false,
-        gave_up: false,
-        error: None,
-        said: None,
-        embed_code: None,
-        hinter: None,
-    })
-}
-
-/// The game's first moments: the player shows the level's (empty) history, and the level's worker starts on
-/// the search from the start (the par, or the proof), so a reader's first hint finds it done.
-fn start(game: &Shared, model: &PageCtx, redraw: &UseForceUpdateHandle) {
-    let trace = game.borrow().as_ref().map(|g| g.play.trace());
-    if let Some(trace) = trace {
-        model.act(Command::Load(Box::new(trace)));
-    }
-    let mut g = game.borrow_mut();
-    let Some(g) = g.as_mut() else { return };
-    match Hinter::start() {
-        Ok(hinter) => {
-            let (game, redraw) = (game.clone(), redraw.clone());
-            hinter.ask(&g.level.config, &[], move |reply| {
-                if let Some(g) = game.borrow_mut().as_mut() {
-                    g.start = answer_of(reply);
-                    // A hint asked at the start before the search was done is this answer.
-                    if let Some(h) = g.hint.as_mut().filter(|h| h.history.is_empty()) {
-                        h.answer = g.start.clone();
-                    }
-                }
-                redraw.force_update();
-            });
-            g.hinter = Some(hinter);
-        }
-        Err(e) => g.start = Answer::Failed(e),
-    }
+    Ok(Game::new(level, number, list, play))
 }
 
 fn answer_of(reply: Result<Reply, String>) -> Answer {
@@ -286,138 +253,6 @@ fn answer_of(reply: Result<Reply, String>) -> Answer {
         Ok(reply) => Answer::Found(reply),
         Err(e) => Answer::Failed(e),
     }
-}
-
-impl Game {
-    /// The par: the checker's shortest break from the start, once found.
-    pub fn par(&self) -> Option<usize> {
-        match &self.start {
-            Answer::Found(Reply::Break { moves, .. }) => Some(*moves),
-            _ => None,
-        }
-    }
-
-    /// The steps the player's history starts with that are no move (`set_synchronous` on a power level).
-    pub fn prelude(&self) -> usize {
-        self.level.config.prelude().len()
-    }
-}
-
-/// Makes move `m`, shows the history in the player, and on a break records the win.
-pub fn make(ctx: &Ctx, m: Move) {
-    let shown = change(ctx, |g| {
-        g.error = None;
-        g.gave_up = false;
-        g.hint = None;
-        if g.bet.is_none() {
-            g.bet = Some(Bet::Skip);
-        }
-        match g.play.make(m) {
-            Ok(broken) => {
-                let moves = g.play.history().len();
-                let step = broken.map(|v| {
-                    if v.property == g.level.property {
-                        store::update(|p| p.record_win(&g.level.id, moves as u32));
-                    }
-                    g.prelude() + moves - 1
-                });
-                Some((g.play.trace(), step))
-            }
-            Err(e) => {
-                g.error = Some(e);
-                None
-            }
-        }
-    });
-    if let Some((trace, step)) = shown.flatten() {
-        ctx.model.act(Command::Load(Box::new(trace)));
-        if step.is_some() {
-            ctx.model.dispatch(Action::MarkBroken(step));
-        }
-    }
-    ctx.redraw.force_update();
-}
-
-/// Runs `f` on the game, and lets go of it before anything is drawn again.
-fn change<T>(ctx: &Ctx, f: impl FnOnce(&mut Game) -> T) -> Option<T> {
-    let mut guard = ctx.game.borrow_mut();
-    guard.as_mut().map(f)
-}
-
-/// Takes moves back to the first `n`.
-pub fn back_to(ctx: &Ctx, n: usize) {
-    take_back(&ctx.game, &ctx.model, &ctx.redraw, n);
-}
-
-fn take_back(game: &Shared, model: &PageCtx, redraw: &UseForceUpdateHandle, n: usize) {
-    let trace = game.borrow_mut().as_mut().map(|g| {
-        g.error = g.play.back_to(n).err();
-        g.hint = None;
-        g.gave_up = false;
-        g.play.trace()
-    });
-    if let Some(trace) = trace {
-        model.act(Command::Load(Box::new(trace)));
-    }
-    redraw.force_update();
-}
-
-/// *Hint*: the next stage of the hint at this position, searching for it first if it is new.
-pub fn hint(ctx: &Ctx) {
-    change(ctx, |g| {
-        let history = g.play.history();
-        if let Some(h) = g.hint.as_mut().filter(|h| h.history == history) {
-            if matches!(h.answer, Answer::Found(Reply::Break { .. })) {
-                h.stage = (h.stage + 1).min(3);
-            }
-            return;
-        }
-        // Nothing breaks it from the start: then nothing does from any position after it, which the proof's
-        // states already cover (the protocol's hint would otherwise be a whole proof again, 1.4 s in Chromium).
-        let proven = matches!(g.start, Answer::Found(Reply::Safe { .. }));
-        let answer = if history.is_empty() || proven {
-            g.start.clone()
-        } else if let Some(hinter) = &g.hinter {
-            let (game, redraw) = (ctx.game.clone(), ctx.redraw.clone());
-            let asked = history.clone();
-            hinter.ask(&g.level.config, &history, move |reply| {
-                if let Some(h) = game
-                    .borrow_mut()
-                    .as_mut()
-                    .and_then(|g| g.hint.as_mut())
-                    .filter(|h| h.history == asked)
-                {
-                    h.answer = answer_of(reply);
-                }
-                redraw.force_update();
-            });
-            Answer::Searching
-        } else {
-            match &g.start {
-                Answer::Failed(e) => Answer::Failed(e.clone()),
-                _ => Answer::Failed("the level's worker is not running".into()),
-            }
-        };
-        g.hint = Some(Asked {
-            history,
-            stage: 1,
-            answer,
-        });
-    });
-    ctx.redraw.force_update();
-}
-
-/// The reader's bet: `None` is "it breaks", which asks which property next.
-pub fn bet(ctx: &Ctx, bet: Option<Bet>) {
-    change(ctx, |g| match bet {
-        Some(bet) => {
-            g.bet = Some(bet);
-            g.choosing = false;
-            store::update(|p| p.record_bet(&g.level.id, bet));
-        }
-        None => g.choosing = true,
-    });
-    ctx.redraw.force_update();
 }
 
 /// *Challenge someone to break this*: the page's rule as a level, carried whole in a link (`#level=…`), copied

@@ -1,6 +1,6 @@
 //! What leaves a level's panel: the reader's progress as a file (and back in), and the embed code for an article.
 
-use super::{Ctx, Game};
+use super::{Act, Ctx, Game};
 use crate::ui::i18n::{t, Lang};
 use crate::ui::FileRefusal;
 use outbox_core::levels::Progress;
@@ -42,10 +42,7 @@ pub fn progress_file(ctx: &Ctx, kept: bool, said: Option<(bool, String)>) -> Htm
                         ),
                     ),
                 };
-                if let Some(g) = ctx.game.borrow_mut().as_mut() {
-                    g.said = Some(said);
-                }
-                ctx.redraw.force_update();
+                ctx.panel.dispatch(Act::Said(said.0, said.1));
             });
         })
     };
@@ -94,11 +91,8 @@ pub fn embed_code(ctx: &Ctx, g: &Game) -> Html {
             }
             let set = {
                 let ctx = ctx.clone();
-                move |code: (String, bool)| {
-                    if let Some(g) = ctx.game.borrow_mut().as_mut() {
-                        g.embed_code = Some(code);
-                    }
-                    ctx.redraw.force_update();
+                move |(code, measured): (String, bool)| {
+                    ctx.panel.dispatch(Act::EmbedCode(code, measured))
                 }
             };
             set((code, false));

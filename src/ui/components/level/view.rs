@@ -1,7 +1,7 @@
 //! The level's panel as the reader sees it: the list, the claim and the bet, the moves, the hint, the verdict,
 //! the proof, and the progress's file.
 
-use super::{Answer, Ctx, Game};
+use super::{Act, Answer, Ctx, Game};
 use crate::ui::hints::Reply;
 use crate::ui::i18n::{t, tf, Lang};
 use outbox_core::checker::{describe, Action, Move, Property};
@@ -12,11 +12,7 @@ use outbox_core::trace::Step;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-pub fn panel(ctx: &Ctx) -> Html {
-    let g = ctx.game.borrow();
-    let Some(g) = g.as_ref() else {
-        return html! {};
-    };
+pub fn panel(ctx: &Ctx, g: &Game) -> Html {
     let lang = ctx.model.lang;
     let words = if lang == Lang::Zh {
         &g.level.zh
@@ -81,8 +77,14 @@ fn list(ctx: &Ctx, g: &Game, progress: &Progress) -> Html {
 /// The bet, asked before the first move, then quoted.
 fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
     let on = |b: Option<Bet>| {
-        let ctx = ctx.clone();
-        Callback::from(move |_| super::bet(&ctx, b))
+        let id = g.level.id.clone();
+        ctx.on(move |_| {
+            // A bet placed is kept with the progress; "it breaks" alone asks which property first.
+            if let Some(b) = b {
+                super::store::update(|p| p.record_bet(&id, b));
+            }
+            Act::Bet(b)
+        })
     };
     match g.bet {
         Some(b) => html! { <p class="bet made" data-testid="level-bet">{ bet_words(ctx, b) }</p> },
@@ -119,39 +121,19 @@ fn bet_words(ctx: &Ctx, b: Bet) -> String {
 /// The moves offered where the reader stands, the count beside the par, and the controls of the game.
 fn moves(ctx: &Ctx, g: &Game) -> Html {
     let lang = ctx.model.lang;
-    let offered = g.play.moves();
+    let offered = &g.at.offered;
     let mut exits: Vec<Boundary> = offered.iter().filter_map(|m| m.crash).collect();
     exits.sort_by_key(|b| b.number());
     exits.dedup();
     let armed = g.armed.filter(|b| exits.contains(b));
-    let made = g.play.history().len();
-    let on_exit = {
-        let ctx = ctx.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            if let Some(g) = ctx.game.borrow_mut().as_mut() {
-                g.armed = Boundary::from_name(&v);
-            }
-            ctx.redraw.force_update();
-        })
-    };
-    let back = |n: usize| {
-        let ctx = ctx.clone();
-        Callback::from(move |_| super::back_to(&ctx, n))
-    };
-    let on_hint = {
-        let ctx = ctx.clone();
-        Callback::from(move |_| super::hint(&ctx))
-    };
-    let give_up = {
-        let ctx = ctx.clone();
-        Callback::from(move |_| {
-            if let Some(g) = ctx.game.borrow_mut().as_mut() {
-                g.gave_up = true;
-            }
-            ctx.redraw.force_update();
-        })
-    };
+    let made = g.at.history.len();
+    let on_exit = ctx.on(|e: Event| {
+        let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+        Act::Arm(Boundary::from_name(&v))
+    });
+    let back = |n: usize| ctx.on(move |_| Act::Back(n));
+    let on_hint = ctx.on(|_| Act::Hint);
+    let give_up = ctx.on(|_| Act::GiveUp);
     let par = match (&g.start, g.level.unbreakable) {
         (_, true) => None,
         (Answer::Found(Reply::Break { moves, .. }), _) => {
@@ -190,7 +172,7 @@ fn moves(ctx: &Ctx, g: &Game) -> Html {
             <div class="buttons">
                 <button data-testid="level-undo" onclick={back(made.saturating_sub(1))} disabled={made == 0}>{ ctx.t("undo") }</button>
                 <button data-testid="level-restart" onclick={back(0)} disabled={made == 0}>{ ctx.t("restart") }</button>
-                <button data-testid="level-hint" onclick={on_hint} disabled={g.play.broken().is_some()}>{ ctx.t("hint") }</button>
+                <button data-testid="level-hint" onclick={on_hint} disabled={g.at.broken.is_some()}>{ ctx.t("hint") }</button>
                 <button data-testid="level-giveup" onclick={give_up}>{ ctx.t("giveup") }</button>
             </div>
         </div>
@@ -252,10 +234,7 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
         }
         _ => (String::new(), describe(&step)),
     };
-    let onclick = {
-        let ctx = ctx.clone();
-        Callback::from(move |_| super::make(&ctx, m))
-    };
+    let onclick = ctx.on(move |_| Act::Make(m));
     let label = match m.crash {
         Some(b) => format!("{label} ✗ {}", b.name()),
         None => label,
@@ -267,7 +246,7 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
 
 /// The hint at the reader's position, as far as it has been revealed.
 fn hint(ctx: &Ctx, g: &Game) -> Html {
-    let Some(h) = g.hint.as_ref().filter(|h| h.history == g.play.history()) else {
+    let Some(h) = g.hint.as_ref().filter(|h| h.history == g.at.history) else {
         return html! {};
     };
     let lang = ctx.model.lang;
@@ -300,11 +279,7 @@ fn hint(ctx: &Ctx, g: &Game) -> Html {
             (h.stage, text, (h.stage >= 3).then_some((*next, named)))
         }
     };
-    let make = next.as_ref().map(|(m, _)| {
-        let ctx = ctx.clone();
-        let m = *m;
-        Callback::from(move |_| super::make(&ctx, m))
-    });
+    let make = next.as_ref().map(|&(m, _)| ctx.on(move |_| Act::Make(m)));
     html! {
         <div class="hint" aria-live="polite">
             <p data-testid="level-hint-text" data-stage={stage.to_string()}
@@ -318,16 +293,16 @@ fn hint(ctx: &Ctx, g: &Game) -> Html {
 
 /// The referee's verdict once a move broke a property.
 fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
-    let Some(v) = g.play.broken() else {
+    let Some(v) = &g.at.broken else {
         return html! {};
     };
     let lang = ctx.model.lang;
-    let moves = g.play.history().len();
+    let moves = g.at.history.len();
     let step = g.prelude() + moves;
-    let trace = g.play.trace();
-    let explained = outbox_core::explain::explain_property(&trace, v.property, &v.message, lang)
-        .ok()
-        .flatten();
+    let explained =
+        outbox_core::explain::explain_property(&g.at.trace, v.property, &v.message, lang)
+            .ok()
+            .flatten();
     let ours = v.property == g.level.property;
     let count = match g.par() {
         Some(par) if par == moves => ctx.tf("win.par", &[&moves.to_string()]),
