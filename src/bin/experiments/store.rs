@@ -1,7 +1,7 @@
 //! `--store` for `--check` and `replay` (its value checked as it is parsed, `cli.rs`): SQLite (the default), a throw-away PostgreSQL server (`postgres`), or
 //! the server a URL names (`postgres://…`). The PostgreSQL client is native only (the core's feature).
 
-use outbox_core::trace::Backend;
+use outbox_core::protocol::Location;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use outbox_core::protocol::pg::server::names_postgres;
@@ -11,9 +11,10 @@ pub fn names_postgres(_: &str) -> bool {
     false
 }
 
-/// The store a command runs on, and the throw-away server it started (stopped and removed when dropped).
+/// Where a command's databases are, and, apart from it, the throw-away server it started (stopped and removed
+/// when dropped).
 pub struct Running {
-    pub backend: Backend,
+    pub location: Location,
     #[cfg(not(target_arch = "wasm32"))]
     _server: Option<outbox_core::protocol::pg::server::Target>,
 }
@@ -22,7 +23,7 @@ pub struct Running {
 pub fn start(store: Option<&str>) -> Result<Running, String> {
     match store {
         None | Some("sqlite") => Ok(Running {
-            backend: Backend::Sqlite,
+            location: Location::memory(),
             #[cfg(not(target_arch = "wasm32"))]
             _server: None,
         }),
@@ -30,7 +31,7 @@ pub fn start(store: Option<&str>) -> Result<Running, String> {
         Some(value) => {
             let target = outbox_core::protocol::pg::server::Target::from_flag(value)?;
             Ok(Running {
-                backend: Backend::Postgres(target.url.clone()),
+                location: Location::postgres(&target.url),
                 _server: Some(target),
             })
         }
