@@ -60,11 +60,14 @@ impl Check {
 
 /// Replays one experiment file and compares the result with the `experiment.expected` it carries.
 pub fn check(experiment: &Experiment) -> Result<Check, String> {
-    check_on(experiment, &trace::Backend::Sqlite)
+    check_on(experiment, &crate::protocol::Location::memory())
 }
 
-/// [`check`] on the store `backend` names: the same expected outcomes on either.
-pub fn check_on(experiment: &Experiment, backend: &trace::Backend) -> Result<Check, String> {
+/// [`check`] on fresh databases at `location`: the same expected outcomes on every store.
+pub fn check_on(
+    experiment: &Experiment,
+    location: &crate::protocol::Location,
+) -> Result<Check, String> {
     let parsed = trace::parse(experiment.text).map_err(|e| format!("{}: {e}", experiment.file))?;
     let meta = parsed
         .experiment
@@ -87,7 +90,7 @@ pub fn check_on(experiment: &Experiment, backend: &trace::Backend) -> Result<Che
         }
     };
     let result =
-        trace::replay_on(&parsed, backend).map_err(|e| format!("{}: {e}", experiment.file))?;
+        trace::replay_on(&parsed, location).map_err(|e| format!("{}: {e}", experiment.file))?;
     let actual = result.to_value();
     let mut mismatches = Vec::new();
     compare(&expected, &actual, String::new(), &mut mismatches);

@@ -3,6 +3,7 @@
 //! benchmark runs the very same work.
 
 use crate::protocol::rule::Rule;
+use crate::protocol::Location;
 use crate::protocol::{self, Boundary, Ordering, KINDS};
 use crate::trace::{ConsumerSetup, Session, Step, Trace};
 use std::sync::Arc;
@@ -186,7 +187,10 @@ impl Planner {
         self.next += 1;
         let session = match &mut self.session {
             Some(session) => session,
-            None => self.session.insert(Session::new(ConsumerSetup::default())?),
+            None => self.session.insert(Session::create(
+                &Location::memory(),
+                ConsumerSetup::default(),
+            )?),
         };
         let reach = reachable(session, ordering, &self.rule, order)?;
         for boundary in Boundary::ALL {
@@ -231,7 +235,7 @@ impl Runner {
         let trace = plan.trace();
         let ready = match self.session.as_mut() {
             Some(session) => session.reset(trace.consumer.clone()),
-            None => Session::new(trace.consumer.clone()).map(|s| {
+            None => Session::create(&Location::memory(), trace.consumer.clone()).map(|s| {
                 self.session = Some(s);
             }),
         };

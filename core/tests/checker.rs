@@ -6,6 +6,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::checker::{self, Action, Config, Counts, Move, Property, Search, Verdict};
+use outbox_core::protocol::Location;
 use outbox_core::protocol::Ordering;
 use outbox_core::rule::{self, Rule, RuleEffect};
 
@@ -802,7 +803,7 @@ fn a_power_cut_worked_out_on_the_state_is_what_sqlite_does() {
             synchronous: Synchronous::Normal,
             ..config(2, 3, 1, 1, "A2")
         };
-        let mut session = Session::new(c.setup()).unwrap();
+        let mut session = Session::create(&Location::memory(), c.setup()).unwrap();
         for step in c.prelude() {
             session.step(&step);
         }

@@ -4,6 +4,7 @@
 
 use outbox_core::experiments;
 use outbox_core::protocol::system::System;
+use outbox_core::protocol::Location;
 use outbox_core::protocol::{
     invariant, AdvanceResult, ApplyResult, BlockReason, Boundary, CrashMark, FlowStop, Ordering,
     Outcome, Receipt,
@@ -186,11 +187,11 @@ both! {
     fn the_hooks_name_the_tables_each_commit_changed_and_forget_what_rolled_back() {
         use outbox_core::protocol::db::tables::{EFFECT, FLOW, INBOX, OUTBOX, PROJECTION};
         use outbox_core::protocol::Boundary;
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         // Untracked, every table may have changed.
         session.step(&advance("A", 1));
         assert_eq!(session.take_changed_tables(), FLOW | OUTBOX | INBOX | PROJECTION | EFFECT);
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         session.track_changes().unwrap();
         // (step, what it commits): the checker reads back exactly these tables after each step.
         let steps = [
@@ -229,7 +230,7 @@ both! {
 
 /// Runs steps on fresh databases; returns each step's result and the final document.
 fn run(setup: ConsumerSetup, steps: &[Step]) -> (Vec<Outcome>, ResultDoc) {
-    let mut session = Session::new(setup).expect("fresh databases open");
+    let mut session = Session::create(&Location::memory(), setup).expect("fresh databases open");
     let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
     let results = reports.iter().map(|r| r.result).collect();
     (results, session.result(reports).expect("snapshot"))
@@ -315,7 +316,7 @@ both! {
 
     fn a_rejected_event_names_the_field_and_writes_nothing() {
         let bad = json!({"event_id":"A 2","flow_id":"A","seq":2,"kind":"confirmed","schema":1,"payload":{}});
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         let report = session.step(&receive(bad));
         assert_eq!(report.result, REJECTED);
         assert!(report.message.as_deref().unwrap_or("").contains("event_id"), "{:?}", report.message);
@@ -397,7 +398,7 @@ both! {
     fn process_all_stops_at_its_limit() {
         let mut steps: Vec<Step> = (1..=3).map(|n| advance("A", n)).collect();
         steps.extend([relay(None), relay(None), relay(None), Step::process_all(Some(2))]);
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
         let last = reports.last().unwrap();
         assert_eq!(last.result, LIMIT);
@@ -445,7 +446,7 @@ both! {
             }
             for boundary in Boundary::ALL {
                 for at in 0..base.len() {
-                    let mut session = Session::new(strict()).unwrap();
+                    let mut session = Session::create(&Location::memory(), strict()).unwrap();
                     let mut crashed = false;
                     for (i, step) in base.iter().enumerate() {
                         let step = if i == at { step.clone().with_crash_at(Some(boundary)) } else { step.clone() };
@@ -495,7 +496,7 @@ both! {
         for (boundary, outbox, inbox, effects) in cases {
             let steps = [advance("A", 1), relay(None), process_all()];
             let steps: Vec<_> = steps.into_iter().map(|s| s.with_crash_at(Some(boundary))).collect();
-            let mut session = Session::new(strict()).unwrap();
+            let mut session = Session::create(&Location::memory(), strict()).unwrap();
             for step in &steps {
                 if session.step(step).result == CRASHED {
                     break;
@@ -514,7 +515,7 @@ both! {
     }
 
     fn an_unreached_boundary_is_reported() {
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         let report = session.step(&relay(None).with_crash_at(Some(Boundary::ReceiveAfterInsert)));
         assert_eq!((report.result, report.crash), (IDLE, Some(CrashMark::NotReached)));
         // The unsafe dual write exits on its own before any later boundary: crashed, and not reached.
@@ -523,7 +524,7 @@ both! {
         assert_eq!((report.result, report.boundary, report.crash), (CRASHED, None, Some(CrashMark::NotReached)));
         // It passes no boundary at all (TRACE.md, CHECKER.md), not even producer.after_state: armed there, it
         // still commits the state alone and exits on its own.
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         let armed = advance("A", 1).into_unsafe_dual_write().with_crash_at(Some(Boundary::ProducerAfterState));
         let report = session.step(&armed);
         assert_eq!((report.result, report.boundary, report.crash), (CRASHED, None, Some(CrashMark::NotReached)));
@@ -533,7 +534,7 @@ both! {
     }
 
     fn injected_faults_roll_back_whole_and_report_the_sql_error() {
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         use outbox_core::protocol::FaultTarget;
         session.step(&Step::InjectFault { target: FaultTarget::OutboxInsert });
         let r = session.step(&advance("A", 1));
@@ -555,7 +556,7 @@ both! {
     fn flows_are_independent() {
         let mut steps: Vec<Step> = (1..=3).flat_map(|n| [advance("A", n), advance("B", n)]).collect();
         steps.extend([relay(Some("A1")), relay(Some("A3")), relay(Some("B3")), relay(Some("B2")), relay(Some("B1")), process_all()]);
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         let reports: Vec<_> = steps.iter().map(|s| session.step(s)).collect();
         let flows = reports.last().unwrap().flows.clone().unwrap();
         assert_eq!(flows.get("A"), Some(&FlowStop::Gap));
@@ -918,7 +919,7 @@ both! {
             rule: None,
             support_v2: true,
         };
-        let mut session = Session::new(first.clone()).unwrap();
+        let mut session = Session::create(&Location::memory(), first.clone()).unwrap();
         assert_eq!((session.ordering(), session.support_v2()), (Ordering::DedupeOnly, true));
         assert_eq!(session.setup(), first);
         session.reset(strict()).unwrap();

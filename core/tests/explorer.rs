@@ -2,6 +2,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use outbox_core::explorer::{self, orders, plans};
+use outbox_core::protocol::Location;
 use outbox_core::protocol::{Boundary, Ordering, Outcome};
 
 #[test]
@@ -66,7 +67,9 @@ fn dedupe_only_fails_with_a_violation_where_arrival_is_out_of_order() {
     let mut checked = 0;
     for (p, o) in &failed {
         let trace = p.trace();
-        let mut session = outbox_core::trace::Session::new(trace.consumer.clone()).unwrap();
+        let mut session =
+            outbox_core::trace::Session::create(&Location::memory(), trace.consumer.clone())
+                .unwrap();
         let first = trace.steps.iter().find_map(|s| {
             session.step(s);
             session

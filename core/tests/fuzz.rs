@@ -6,6 +6,7 @@
 //! `FUZZ_INPUTS=1000000 cargo test -p outbox-core --profile bench-native --test fuzz -- --nocapture`.
 #![cfg(not(target_arch = "wasm32"))]
 
+use outbox_core::protocol::Location;
 use outbox_core::{experiments, share, trace};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -448,7 +449,9 @@ fn no_rule_panics_or_is_refused_without_a_reason() {
         };
         accepted += 1;
         let ran = catch_unwind(AssertUnwindSafe(|| {
-            let mut session = Session::new(ConsumerSetup::with_rule(rule, false)).unwrap();
+            let mut session =
+                Session::create(&Location::memory(), ConsumerSetup::with_rule(rule, false))
+                    .unwrap();
             for (id, expected, kind) in [("A1", 0, "reserved"), ("A2", 1, "confirmed")] {
                 session.step(&Step::advance("A", id, expected, kind, 1));
             }

@@ -4,6 +4,7 @@
 
 use outbox_core::checker::Config;
 use outbox_core::lang::messages::zh;
+use outbox_core::protocol::Location;
 use outbox_core::trace::{self, Session};
 
 /// Refusals as the page shows them, one per shape.
@@ -43,7 +44,7 @@ fn refusals() -> Vec<String> {
         out.push(outbox_core::share::decode(link).unwrap_err().0);
     }
     // A malformed event is run and rejected, with the reason in the step's report.
-    let mut session = Session::new(Default::default()).unwrap();
+    let mut session = Session::create(&Location::memory(), Default::default()).unwrap();
     for event in [
         r#""hello""#,
         r#"{"event_id":"A1","flow_id":"A","seq":1,"kind":"reserved","schema":1,"payload":{},"x":1}"#,
@@ -121,7 +122,11 @@ fn refusals() -> Vec<String> {
         "SELECT event_id, 'maybe' FROM waiting",
     ] {
         let rule = outbox_core::rule::Rule::new(sql, Default::default()).unwrap();
-        let mut session = Session::new(trace::ConsumerSetup::with_rule(rule, false)).unwrap();
+        let mut session = Session::create(
+            &Location::memory(),
+            trace::ConsumerSetup::with_rule(rule, false),
+        )
+        .unwrap();
         session.step(&trace::Step::advance("A", "A1", 0, "reserved", 1));
         session.step(&trace::Step::relay(Some("A1")));
         out.push(session.step(&trace::Step::apply("A")).message.unwrap());

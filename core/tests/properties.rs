@@ -4,6 +4,7 @@
 //! caught breaking it. A failure prints the trace that reproduces it (`experiments replay FILE`).
 #![cfg(not(target_arch = "wasm32"))]
 
+use outbox_core::protocol::Location;
 use outbox_core::protocol::{invariant, Boundary, Ordering, Outcome, Role, Synchronous};
 use outbox_core::trace::{ConsumerSetup, Session, Step, Trace};
 use proptest::prelude::*;
@@ -113,8 +114,8 @@ fn history() -> impl Strategy<Value = Vec<Step>> {
 
 /// Runs a history, checking the invariant after every step; returns the first violation with its step.
 fn first_violation(ordering: Ordering, steps: &[Step]) -> Option<(usize, Vec<String>)> {
-    let mut session =
-        Session::new(ConsumerSetup::builtin(ordering, false)).expect("databases open");
+    let mut session = Session::create(&Location::memory(), ConsumerSetup::builtin(ordering, false))
+        .expect("databases open");
     let rows = |c: &outbox_core::protocol::system::ConsumerTables| {
         (c.inbox.clone(), c.projection.clone(), c.effect.clone())
     };
@@ -184,7 +185,7 @@ fn dedupe_only_consumer_is_caught_breaking_the_invariant() {
 /// The step (0-based) after which the badge (invariant and `no_loss`) first fails, checking every flow after
 /// every step: what a page's import must find with its cheaper checks.
 fn first_red(setup: &ConsumerSetup, steps: &[Step]) -> Option<usize> {
-    let mut session = Session::new(setup.clone()).expect("databases open");
+    let mut session = Session::create(&Location::memory(), setup.clone()).expect("databases open");
     steps.iter().position(|s| {
         session.step(s);
         !invariant::check_with_loss(&session.snapshot().expect("snapshot")).holds
@@ -369,8 +370,8 @@ fn differential_part(
         .iter()
         .map(|s| {
             (
-                Session::new(s.clone()).expect("SQLite opens"),
-                Session::new_pg(on_pg(s), url).expect("PostgreSQL opens"),
+                Session::create(&Location::memory(), s.clone()).expect("SQLite opens"),
+                Session::create(&Location::postgres(url), on_pg(s)).expect("PostgreSQL opens"),
             )
         })
         .collect();

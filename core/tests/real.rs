@@ -5,6 +5,7 @@
 #![cfg(unix)]
 
 use outbox_core::protocol::Boundary;
+use outbox_core::protocol::Location;
 use outbox_core::real::crash::Visible;
 use outbox_core::real::steps::steps_to;
 use outbox_core::real::{Error, Flags, Rng};
@@ -162,7 +163,7 @@ fn the_generator_is_splitmix64() {
 #[test]
 fn section_8_table_agrees_with_the_simulated_exits() {
     for b in Boundary::ALL {
-        let mut session = Session::new(ConsumerSetup::default()).unwrap();
+        let mut session = Session::create(&Location::memory(), ConsumerSetup::default()).unwrap();
         let reports: Vec<_> = steps_to(b).iter().map(|s| session.step(s)).collect();
         assert_eq!(reports.last().unwrap().boundary, Some(b));
         let visible = Visible::of(&session.snapshot().unwrap());

@@ -14,7 +14,7 @@ fn main() {
 mod native {
     use outbox_core::checker::{Config, Search, Verdict};
     use outbox_core::explorer;
-    use outbox_core::protocol::{Ordering, Outcome};
+    use outbox_core::protocol::{Location, Ordering, Outcome};
     use outbox_core::trace::{ConsumerSetup, Session, Step};
     use rusqlite::{Connection, OpenFlags};
     use std::time::Instant;
@@ -50,7 +50,7 @@ mod native {
     /// and the outbox row, commit) on fresh flows.
     fn core_us_per_txn() -> f64 {
         advance_us_per_txn(
-            Session::new(ConsumerSetup::default()).expect("session"),
+            Session::create(&Location::memory(), ConsumerSetup::default()).expect("session"),
             TXNS,
         )
     }
@@ -175,7 +175,7 @@ mod native {
     /// round trip each statement): microseconds per transaction.
     fn pg_core_us_per_txn(url: &str, txns: usize) -> f64 {
         advance_us_per_txn(
-            Session::new_pg(ConsumerSetup::default(), url).expect("session"),
+            Session::create(&Location::postgres(url), ConsumerSetup::default()).expect("session"),
             txns,
         )
     }
@@ -214,11 +214,11 @@ mod native {
         us
     }
 
-    /// The twelve experiments replayed on `backend`: milliseconds, all passing.
-    fn experiments_ms(backend: &outbox_core::trace::Backend) -> f64 {
+    /// The twelve experiments replayed at `location`: milliseconds, all passing.
+    fn experiments_ms(location: &Location) -> f64 {
         let t0 = Instant::now();
         for e in outbox_core::experiments::ALL.iter() {
-            let check = outbox_core::experiments::check_on(e, backend).expect("replays");
+            let check = outbox_core::experiments::check_on(e, location).expect("replays");
             assert!(check.ok(), "{} passes", check.id);
         }
         t0.elapsed().as_secs_f64() * 1000.0
@@ -227,7 +227,6 @@ mod native {
     /// `bench postgres`: issue 58's figures on a throw-away server, each repetition on both stores.
     fn postgres() -> serde_json::Value {
         use outbox_core::protocol::pg::server::Server;
-        use outbox_core::trace::Backend;
         const PG_TXNS: usize = 2_000;
         let server = Server::start().expect("a throw-away server");
         let started_ms = server.started_in.as_secs_f64() * 1000.0;
@@ -247,8 +246,8 @@ mod native {
             pg_core.push(c);
             pg_bare.push(b);
             pg_ratio.push(c / b);
-            lite_exp.push(experiments_ms(&Backend::Sqlite));
-            pg_exp.push(experiments_ms(&Backend::Postgres(url.clone())));
+            lite_exp.push(experiments_ms(&Location::memory()));
+            pg_exp.push(experiments_ms(&Location::postgres(&url)));
         }
         let stopped_ms = server.stop().as_secs_f64() * 1000.0;
         serde_json::json!({

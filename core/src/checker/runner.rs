@@ -7,6 +7,7 @@ use super::properties::{self, Property, Violation};
 use super::rows;
 use super::state::State;
 use crate::protocol::Boundary;
+use crate::protocol::Location;
 use crate::trace::{Session, StepReport};
 
 /// Runs moves on one pair of databases: enter a state, run a step, read the state it leads to.
@@ -23,7 +24,7 @@ pub(super) struct Runner {
 
 impl Runner {
     pub(super) fn new(config: &Config) -> Result<Runner, String> {
-        let mut session = Session::new(config.setup())?;
+        let mut session = Session::create(&Location::memory(), config.setup())?;
         session.set_quick_restart(true);
         session.track_changes()?;
         Ok(Runner {

@@ -9,6 +9,7 @@ use super::config::Config;
 use super::properties::{Property, Violation};
 use super::runner::Runner;
 use super::state::State;
+use crate::protocol::Location;
 use crate::trace::{Session, StepReport, Trace};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -422,7 +423,7 @@ impl Counterexample {
         let mut steps = config.prelude();
         steps.extend(moves.iter().map(|m| m.step(config)));
         let trace = Trace::new(config.setup(), steps);
-        let mut session = Session::new(trace.consumer.clone())?;
+        let mut session = Session::create(&Location::memory(), trace.consumer.clone())?;
         let reports = trace.steps.iter().map(|s| session.step(s)).collect();
         let replayed = State::from_snapshot(config, &session.rows_without_bodies()?, 0, 0)?;
         if !replayed.same_rows(reached) {

@@ -6,6 +6,7 @@
 use crate::checker::Property;
 use crate::lang::{gloss, Lang};
 use crate::protocol::system::ConsumerTables;
+use crate::protocol::Location;
 use crate::protocol::{invariant, next_kind, Outcome, Snapshot};
 use crate::trace::{Session, Step, StepReport, Trace};
 use std::collections::BTreeSet;
@@ -140,7 +141,7 @@ impl Replay {
 
 /// Replays `trace` on fresh databases, up to the first step after which `broken` holds of the tables.
 fn replay(trace: &Trace, broken: fn(&Snapshot) -> bool) -> Result<Replay, String> {
-    let mut session = Session::new(trace.consumer.clone())?;
+    let mut session = Session::create(&Location::memory(), trace.consumer.clone())?;
     let mut prev = session.snapshot()?;
     let mut r = Replay {
         reports: Vec::new(),

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::protocol::rule::{self, Act, Rule, RuleEffect, WaitingRow};
+use crate::protocol::Location;
 
 /// `(A2, apply)`, `no row`, or what it returned that the engine cannot carry out.
 fn answer_words(
@@ -33,7 +34,7 @@ fn answer_words(
 /// The sentence for flow `flow` after the first `upto` steps of `trace`, when its consumer is a rule.
 pub(super) fn rule_note(trace: &Trace, upto: usize, flow: &str, lang: Lang) -> Option<String> {
     let mine = trace.consumer.rule.as_ref()?;
-    let mut session = Session::new(trace.consumer.clone()).ok()?;
+    let mut session = Session::create(&Location::memory(), trace.consumer.clone()).ok()?;
     for step in trace.steps.get(..upto)? {
         session.step(step);
     }

@@ -25,7 +25,6 @@ use super::ops::{self, Memory, Ran};
 use super::print::ResultSet;
 use super::run::{Permutation, Transcript};
 use super::{Block, Spec, Step};
-use crate::protocol::conn::Conn;
 use crate::protocol::db::Db;
 use crate::protocol::Role;
 use rusqlite::{ffi, Connection, ErrorCode};
@@ -42,11 +41,11 @@ struct Session {
 
 impl Session {
     fn conn(&self) -> &Connection {
-        match self.db.conn() {
-            Conn::Lite(c) => c,
-            #[cfg(feature = "postgres")]
-            Conn::Pg(_) => unreachable!("a SQLite session is opened on SQLite"),
-        }
+        // Opened by `run_spec` below on an SQLite connection: the seam hands it back.
+        self.db
+            .conn()
+            .lite()
+            .expect("a SQLite session is opened on SQLite")
     }
 }
 
@@ -65,7 +64,7 @@ pub fn run_spec(spec: &Spec, out: &mut dyn Write) -> Result<Vec<Permutation>, St
             .and_then(|()| shims(&conn, &sequences))
             .map_err(|e| Stopped(format!("SQLite: {e}")))?;
         Ok(Session {
-            db: Db::on(Conn::Lite(conn), Role::Consumer),
+            db: Db::on(conn.into(), Role::Consumer),
             aborted: false,
             memory: Memory::default(),
         })
@@ -346,7 +345,7 @@ fn statement_answer(
     let word = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
     let refused =
         |m: String| rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_ERROR), Some(m));
-    let in_transaction = !session.conn().is_autocommit();
+    let in_transaction = session.db.conn().in_transaction();
     match (word(0), word(1)) {
         ("SAVEPOINT" | "RELEASE", _) | ("ROLLBACK", "TO") => {
             return Err(refused(

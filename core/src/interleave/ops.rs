@@ -16,10 +16,7 @@
 
 use super::answer::Answer;
 use super::print::ResultSet;
-use crate::protocol::conn::Conn;
-use crate::protocol::db::{Db, CONSUMER_SCHEMA as LITE_CONSUMER, PRODUCER_SCHEMA as LITE_PRODUCER};
-#[cfg(feature = "postgres")]
-use crate::protocol::pg::{CONSUMER_SCHEMA as PG_CONSUMER, PRODUCER_SCHEMA as PG_PRODUCER};
+use crate::protocol::db::Db;
 use crate::protocol::producer::{self, Transition, WriteMode};
 use crate::protocol::{consumer, Boundary, ConsumerConfig, Event, Outcome, Role, Stop, KINDS};
 
@@ -203,12 +200,14 @@ pub fn run_block(
     memory: &mut Memory,
     aborted: bool,
 ) -> Ran {
-    let (tables, waits) = match db.conn() {
-        Conn::Lite(_) => (format!("{LITE_PRODUCER}{LITE_CONSUMER}"), true),
-        #[cfg(feature = "postgres")]
-        Conn::Pg(_) => (format!("{PG_PRODUCER}{PG_CONSUMER}"), false),
-    };
-    if from == 0 && (aborted || in_transaction(db)) {
+    let conn = db.conn();
+    let tables = format!(
+        "{}{}",
+        conn.schema(Role::Producer),
+        conn.schema(Role::Consumer)
+    );
+    let waits = conn.busy_is_a_wait();
+    if from == 0 && (aborted || conn.in_transaction()) {
         so_far.error = Some(
             "ERROR:  a protocol operation runs in a transaction of its own, and this session's is still open: \
              end it with COMMIT or ROLLBACK first"
@@ -239,15 +238,6 @@ pub fn run_block(
         }
     }
     Ran::Answered(so_far)
-}
-
-/// Whether the session's connection has a transaction open.
-fn in_transaction(db: &Db) -> bool {
-    match db.conn() {
-        Conn::Lite(c) => !c.is_autocommit(),
-        #[cfg(feature = "postgres")]
-        Conn::Pg(c) => c.in_transaction(),
-    }
 }
 
 /// One operation's answer, in TRACE.md's words: `None` for `@tables`, which answers nothing (as DDL does).

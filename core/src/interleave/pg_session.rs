@@ -5,7 +5,6 @@ use super::answer::{Answer, Stopped};
 use super::ops::{self, Memory, Ran};
 use super::print::ResultSet;
 use super::{Block, Isolation};
-use crate::protocol::conn::Conn as Store;
 use crate::protocol::db::Db;
 use crate::protocol::pg::{PgConn, Place};
 use crate::protocol::Role;
@@ -85,10 +84,7 @@ impl Conn {
 
 /// `client` as the protocol's connection, its writers' locks named after the spec's schema.
 pub(super) fn protocol(client: Client, schema: &str) -> Db {
-    Db::on(
-        Store::Pg(Box::new(PgConn::on(client, schema))),
-        Role::Consumer,
-    )
+    Db::on(PgConn::on(client, schema).into(), Role::Consumer)
 }
 
 /// A connection whose tables are the spec's schema's; a session's keeps what the server says besides its
@@ -132,9 +128,15 @@ pub(super) fn run(db: &mut Db, memory: &mut Memory, block: &Block) -> Answer {
         }
         Block::Sql(sql) => sql,
     };
-    match db.conn() {
-        Store::Pg(c) => answer(c.simple_query(sql)),
-        Store::Lite(_) => unreachable!("a PostgreSQL session is opened on PostgreSQL"),
+    match db.conn().pg() {
+        Ok(c) => answer(c.simple_query(sql)),
+        Err(stop) => Answer {
+            sets: Vec::new(),
+            error: Some(format!(
+                "ERROR:  {}",
+                crate::trace::session::stop_message(stop)
+            )),
+        },
     }
 }
 

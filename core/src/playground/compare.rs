@@ -2,6 +2,7 @@
 //! from, and the flows whose consumer ended somewhere the producer never was (the article's punch line).
 
 use super::Playground;
+use crate::protocol::Location;
 use crate::protocol::Snapshot;
 use crate::trace::{ConsumerSetup, Session};
 
@@ -61,7 +62,7 @@ impl Playground {
     pub fn compare(&self) -> Option<Result<(ConsumerSetup, Vec<FlowOutcome>), String>> {
         let previous = self.previous.clone()?;
         let run = || {
-            let mut session = Session::new(previous.clone())?;
+            let mut session = Session::create(&Location::memory(), previous.clone())?;
             for step in &self.trace().steps {
                 session.step(step);
             }

@@ -17,6 +17,7 @@ pub use preset::Preset;
 pub use replay::{Loader, Replay, Replayed, Seeker};
 pub use wire::Card;
 
+use crate::protocol::Location;
 use crate::protocol::{
     invariant, next_kind, Boundary, FaultTarget, Invariant, Ordering, Outcome, Snapshot, SqlLine,
     Synchronous,
@@ -63,7 +64,7 @@ impl Databases {
 #[cold]
 #[inline(never)]
 fn open_session(setup: ConsumerSetup) -> Result<Session, String> {
-    let mut session = Session::new(setup)?;
+    let mut session = Session::create(&Location::memory(), setup)?;
     session.set_sql_logging(true);
     session.set_effect_log(true);
     Ok(session)

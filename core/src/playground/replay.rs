@@ -5,6 +5,7 @@
 //! reader's settings changed meanwhile ([`Replayed::over`]).
 
 use super::{Databases, Entry, Playground};
+use crate::protocol::Location;
 use crate::protocol::Outcome;
 use crate::protocol::{Snapshot, SqlLine};
 use crate::trace::{Session, Step, StepReport, Trace};
@@ -287,7 +288,7 @@ impl Playground {
             self.session.get()?.set_sql_logging(false);
             (self.session.clone(), self.pos, self.before.clone())
         } else {
-            let mut fresh = Session::new(self.setup.clone())?;
+            let mut fresh = Session::create(&Location::memory(), self.setup.clone())?;
             fresh.set_sql_logging(false);
             fresh.set_effect_log(true);
             let before = Rc::new(fresh.snapshot()?);

@@ -14,6 +14,19 @@ pub enum Conn {
     Pg(Box<super::pg::PgConn>),
 }
 
+impl From<Connection> for Conn {
+    fn from(c: Connection) -> Conn {
+        Conn::Lite(c)
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl From<super::pg::PgConn> for Conn {
+    fn from(c: super::pg::PgConn) -> Conn {
+        Conn::Pg(Box::new(c))
+    }
+}
+
 /// One result row, read by column index.
 pub enum Row<'a> {
     Lite(&'a rusqlite::Row<'a>),
@@ -171,6 +184,47 @@ impl Conn {
             ),
             #[cfg(feature = "postgres")]
             (Conn::Pg(_), false) => format!("DROP TRIGGER IF EXISTS {name} ON {table}"),
+        }
+    }
+
+    /// Whether a transaction is open, as the store itself says: the client's own count aside, a spec's raw
+    /// `BEGIN` counts too.
+    pub fn in_transaction(&self) -> bool {
+        match self {
+            Conn::Lite(c) => !c.is_autocommit(),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(c) => c.in_transaction(),
+        }
+    }
+
+    /// The protocol's tables for `role`, as this store spells them.
+    pub fn schema(&self, role: Role) -> &'static str {
+        match (self, role) {
+            (Conn::Lite(_), Role::Producer) => super::db::PRODUCER_SCHEMA,
+            (Conn::Lite(_), Role::Consumer) => super::db::CONSUMER_SCHEMA,
+            #[cfg(feature = "postgres")]
+            (Conn::Pg(_), Role::Producer) => super::pg::PRODUCER_SCHEMA,
+            #[cfg(feature = "postgres")]
+            (Conn::Pg(_), Role::Consumer) => super::pg::CONSUMER_SCHEMA,
+        }
+    }
+
+    /// Whether a busy answer means "wait and try again": SQLite's writer is taken; PostgreSQL waits on its own
+    /// and answers busy only for a deadlock or a serialization failure, an error like any other.
+    pub fn busy_is_a_wait(&self) -> bool {
+        match self {
+            Conn::Lite(_) => true,
+            #[cfg(feature = "postgres")]
+            Conn::Pg(_) => false,
+        }
+    }
+
+    /// The PostgreSQL connection, for what only the server has (a spec's statements sent as they are).
+    #[cfg(feature = "postgres")]
+    pub fn pg(&self) -> Result<&super::pg::PgConn, Stop> {
+        match self {
+            Conn::Pg(c) => Ok(c),
+            Conn::Lite(_) => Err(Stop::Sql("this needs PostgreSQL".into())),
         }
     }
 

@@ -12,7 +12,6 @@ use super::Boundary;
 use rusqlite::{Connection, OpenFlags};
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The SQL log both databases of a process write to, so the panel shows statements in the order they ran.
 /// Natively shared, not `Rc`, so that a system can move to a thread (the checker's threads each own one); the
@@ -28,21 +27,6 @@ pub fn lines(log: &SqlLog) -> impl std::ops::DerefMut<Target = Vec<SqlLine>> + '
     return log.lock().unwrap_or_else(|e| e.into_inner());
     #[cfg(target_arch = "wasm32")]
     return log.borrow_mut();
-}
-
-/// Where a system's two databases live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Store {
-    /// `file:/name?vfs=memdb` databases that live as long as their "disk" connections: the page, the tests,
-    /// the explorer. A process exit is a dropped connection.
-    Memory,
-    /// Real files shared by real processes (the CLI's `crash-real`, `race`, `soak` and `power`): WAL, a busy
-    /// timeout for the write lock, and `synchronous=FULL`, or with `power` that `synchronous` through the layer
-    /// that forgets unsynced writes at a power cut ([`super::unsynced`]). A process exit is a real one.
-    Files {
-        busy_timeout: Duration,
-        power: Option<super::Synchronous>,
-    },
 }
 
 /// What a process does where it is to exit — at its armed boundary, or at the unsafe dual write's built-in
@@ -82,54 +66,6 @@ pub fn open(uri: &str) -> Result<Connection, rusqlite::Error> {
     )
 }
 
-/// Opens a connection to `location` in `store`: a memdb URI, or a file path that is put in WAL mode with
-/// `synchronous=FULL` (every commit is on disk before it returns, as in the article's kit) and a busy timeout.
-pub fn open_in(location: &str, store: Store) -> Result<Connection, rusqlite::Error> {
-    match store {
-        Store::Memory => open(location),
-        // The page never opens files: keeping this out of the wasm keeps it out of the size budget.
-        #[cfg(target_arch = "wasm32")]
-        Store::Files { .. } => Err(rusqlite::Error::InvalidParameterName(format!(
-            "{location}: files are for the native CLI"
-        ))),
-        #[cfg(not(target_arch = "wasm32"))]
-        Store::Files {
-            busy_timeout,
-            power,
-        } => {
-            let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-            let conn = match power {
-                None => Connection::open_with_flags(location, flags)?,
-                #[cfg(unix)]
-                Some(_) => Connection::open_with_flags_and_vfs(
-                    location,
-                    flags,
-                    super::unsynced::register(),
-                )?,
-                #[cfg(not(unix))]
-                Some(_) => {
-                    return Err(rusqlite::Error::InvalidParameterName(format!(
-                        "{location}: the power layer needs a Unix system"
-                    )))
-                }
-            };
-            conn.busy_timeout(busy_timeout)?;
-            let mode: String =
-                conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
-            if !mode.eq_ignore_ascii_case("wal") {
-                return Err(rusqlite::Error::InvalidParameterName(format!(
-                    "{location}: journal_mode is {mode}, not wal"
-                )));
-            }
-            let synchronous = power.unwrap_or_default();
-            conn.pragma_update(None, "synchronous", synchronous.name())?;
-            Ok(conn)
-        }
-    }
-}
-
 /// A process's connection to one database.
 pub struct Db {
     conn: Conn,
@@ -150,14 +86,6 @@ pub struct Db {
 }
 
 impl Db {
-    pub fn open(uri: &str, role: Role) -> Result<Db, Stop> {
-        Db::open_in(uri, Store::Memory, role)
-    }
-
-    pub fn open_in(location: &str, store: Store, role: Role) -> Result<Db, Stop> {
-        Ok(Db::on(Conn::Lite(open_in(location, store)?), role))
-    }
-
     /// A process's connection on either store.
     pub fn on(conn: Conn, role: Role) -> Db {
         Db {

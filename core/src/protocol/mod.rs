@@ -10,6 +10,7 @@ pub mod conn;
 pub mod consumer;
 pub mod db;
 pub mod invariant;
+pub mod location;
 #[cfg(feature = "postgres")]
 pub mod pg;
 pub mod producer;
@@ -18,7 +19,7 @@ pub mod rule;
 pub mod rule_apply;
 pub mod system;
 pub mod types;
-/// SQLite's power layer: the VFS that forgets unsynced writes (`Store::Files` with `power`), Unix only.
+/// SQLite's power layer: the VFS that forgets unsynced writes (files with `Location::with_power`), Unix only.
 #[cfg(unix)]
 pub mod unsynced;
 pub mod vocab;
@@ -26,6 +27,7 @@ pub mod vocab;
 pub use consumer::ConsumerConfig;
 pub use db::SqlLine;
 pub use invariant::Invariant;
+pub use location::Location;
 pub use producer::{Transition, WriteMode};
 pub use results::*;
 pub use system::{FaultTarget, Snapshot, Synchronous, System};

@@ -6,7 +6,8 @@
 //! the files and compares what is visible with §8's table, then runs recovery in another fresh process and
 //! checks what the article promises after it: exactly one effect, `reserved`, `last_seq=1`, `held=3`.
 
-use super::{worker_command, Error, Flags, Run, Where, EXIT_CODE};
+use super::{failed, worker_command, Error, Flags, Run, EXIT_CODE};
+use crate::protocol::Location;
 use crate::protocol::{Boundary, Ordering, Snapshot};
 use serde_json::Value;
 use std::fmt;
@@ -148,7 +149,7 @@ pub fn main(args: &[String]) -> Run {
             })?,
     };
     let target = flags.target()?;
-    let dir = &target.place;
+    let dir = &target.location;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
@@ -192,9 +193,9 @@ pub fn main(args: &[String]) -> Run {
     Ok(matched == Boundary::ALL.len())
 }
 
-fn run_boundary(root: &Where, boundary: Boundary, consumer: Ordering) -> Result<Row, Error> {
+fn run_boundary(root: &Location, boundary: Boundary, consumer: Ordering) -> Result<Row, Error> {
     let dir = root.child(&format!("{:02}-{}", boundary.number(), boundary.name()));
-    dir.create()?;
+    dir.create().map_err(failed(&dir))?;
     let dir_text = dir.arg();
 
     let crashed = worker_command(&["crash", &dir_text, boundary.name(), consumer.name()])?
@@ -209,7 +210,7 @@ fn run_boundary(root: &Where, boundary: Boundary, consumer: Ordering) -> Result<
         }
         None => format!("the child ended without an exit code: {}", crashed.status),
     };
-    let before = Visible::of(&dir.read()?);
+    let before = Visible::of(&dir.read().map_err(failed(&dir))?);
 
     let recovered = worker_command(&["recover", &dir_text, consumer.name()])?
         .stdin(Stdio::null())
@@ -233,7 +234,7 @@ fn run_boundary(root: &Where, boundary: Boundary, consumer: Ordering) -> Result<
             )
         })
         .collect();
-    let after = Visible::of(&dir.read()?);
+    let after = Visible::of(&dir.read().map_err(failed(&dir))?);
     let row = Row {
         boundary,
         exit,
@@ -244,8 +245,8 @@ fn run_boundary(root: &Where, boundary: Boundary, consumer: Ordering) -> Result<
     };
     // A server's schemas that matched §8 are dropped (a reader's database is not for keeping runs); files stay
     // for the reader to open, and a failed boundary's schemas stay to look into.
-    if dir.is_server() && row.ok() {
-        dir.remove();
+    if row.ok() {
+        dir.tidy();
     }
     Ok(row)
 }

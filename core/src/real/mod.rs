@@ -19,34 +19,16 @@ pub mod soak;
 pub mod steps;
 pub mod worker;
 
-use crate::protocol::db::Store;
-use crate::protocol::{ConsumerConfig, Snapshot, System};
+use crate::protocol::{Location, Snapshot};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 /// The exit code of a worker that dies at its boundary (the article's `os._exit(73)`).
 pub const EXIT_CODE: i32 = 73;
 
 /// How long a worker waits for another process's write lock before it answers `busy`.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The files every real process opens: WAL, `synchronous=FULL`, [`BUSY_TIMEOUT`].
-pub fn store() -> Store {
-    Store::Files {
-        busy_timeout: BUSY_TIMEOUT,
-        power: None,
-    }
-}
-
-/// The files through the layer, with `synchronous` as asked.
-pub fn power_store(synchronous: crate::protocol::Synchronous) -> Store {
-    Store::Files {
-        busy_timeout: BUSY_TIMEOUT,
-        power: Some(synchronous),
-    }
-}
+pub use crate::protocol::location::BUSY_TIMEOUT;
 
 /// Why a command did not give a verdict: bad arguments (exit 2, one line) or a failure to run (exit 1); or
 /// its arguments parsed and [`parse_only`] stops it there (exit 0).
@@ -179,136 +161,10 @@ impl Flags {
     }
 }
 
-/// Where a real run's two databases are: SQLite files in a directory, or (`crash-real` and `race` with
-/// `--store postgres`) two schemas on a PostgreSQL server. A worker is handed [`Where::arg`].
-#[derive(Clone, Debug)]
-pub enum Where {
-    Files(PathBuf),
-    #[cfg(feature = "postgres")]
-    Pg(crate::protocol::pg::Place),
-}
-
-impl Where {
-    /// A worker's argument back: a PostgreSQL place (`URL#prefix`), else a directory.
-    pub fn parse(arg: &str) -> Result<Where, String> {
-        #[cfg(feature = "postgres")]
-        if crate::protocol::pg::server::names_postgres(arg) {
-            return crate::protocol::pg::Place::parse(arg).map(Where::Pg);
-        }
-        Ok(Where::Files(PathBuf::from(arg)))
-    }
-
-    pub fn arg(&self) -> String {
-        match self {
-            Where::Files(dir) => dir.to_string_lossy().into_owned(),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => place.arg(),
-        }
-    }
-
-    /// As messages name it: [`Where::arg`] without a URL's password.
-    pub fn label(&self) -> String {
-        match self {
-            Where::Files(dir) => dir.display().to_string(),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => crate::protocol::pg::shown(&place.arg()),
-        }
-    }
-
-    /// The directory of the files, on SQLite.
-    pub fn directory(&self) -> Option<&Path> {
-        match self {
-            Where::Files(dir) => Some(dir),
-            #[cfg(feature = "postgres")]
-            Where::Pg(_) => None,
-        }
-    }
-
-    /// On PostgreSQL: schemas in a server's database, worth removing once they have served.
-    pub fn is_server(&self) -> bool {
-        self.directory().is_none()
-    }
-
-    /// A place of its own beside this one: a subdirectory, or schemas with a longer prefix.
-    pub fn child(&self, name: &str) -> Where {
-        match self {
-            Where::Files(dir) => Where::Files(dir.join(name)),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => Where::Pg(place.child(name)),
-        }
-    }
-
-    /// What the run's header says the databases are.
-    pub fn describe(&self) -> String {
-        match self {
-            Where::Files(dir) => format!(
-                "two SQLite files (WAL, synchronous=FULL) in {}",
-                dir.display()
-            ),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => format!(
-                "two schemas on the PostgreSQL server of {} (a write waits for its schema's advisory lock)",
-                crate::protocol::pg::shown(place.url())
-            ),
-        }
-    }
-
-    /// The two databases, empty, with the article's schema.
-    pub fn create(&self) -> Result<(), Error> {
-        match self {
-            Where::Files(dir) => create_files(dir),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => place
-                .create()
-                .map_err(|e| Error::Run(format!("{}: {e:?}", self.label()))),
-        }
-    }
-
-    /// What a fresh process sees: both databases' committed tables.
-    pub fn read(&self) -> Result<Snapshot, Error> {
-        match self {
-            Where::Files(dir) => read_files(dir),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => {
-                let failed = |e| Error::Run(format!("{}: {e:?}", self.label()));
-                System::open_pg(place, None, ConsumerConfig::default())
-                    .map_err(failed)?
-                    .snapshot()
-                    .map_err(failed)
-            }
-        }
-    }
-
-    /// A worker's session on these databases: the files' busy timeout, or the same wait for the lock.
-    pub fn open(
-        &self,
-        consumer: crate::trace::ConsumerSetup,
-    ) -> Result<crate::trace::Session, String> {
-        match self {
-            Where::Files(dir) => crate::trace::Session::open_files(consumer, dir, store()),
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => crate::trace::Session::open_pg(consumer, place, Some(BUSY_TIMEOUT)),
-        }
-    }
-
-    /// Removes what a passed round leaves: nothing worth keeping.
-    pub fn remove(&self) {
-        match self {
-            Where::Files(dir) => {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            #[cfg(feature = "postgres")]
-            Where::Pg(place) => {
-                let _ = place.drop_schemas();
-            }
-        }
-    }
-}
-
-/// Where `crash-real` and `race` run, from `--store` and `--dir`, and the throw-away server the command started,
-/// if any (stopped and removed when dropped).
+/// Where `crash-real` and `race` run, from `--store` and `--dir`, and, apart from it, the throw-away server the
+/// command started, if any (stopped and removed when dropped).
 pub struct Target {
-    pub place: Where,
+    pub location: Location,
     #[cfg(feature = "postgres")]
     _server: Option<crate::protocol::pg::server::Target>,
 }
@@ -320,7 +176,7 @@ impl Flags {
         let store = self.text("store").unwrap_or("sqlite");
         if store == "sqlite" {
             return Ok(Target {
-                place: Where::Files(self.fresh_dir()?),
+                location: Location::files(self.fresh_dir()?),
                 #[cfg(feature = "postgres")]
                 _server: None,
             });
@@ -338,7 +194,7 @@ impl Flags {
             let server =
                 crate::protocol::pg::server::Target::from_flag(store).map_err(Error::Usage)?;
             return Ok(Target {
-                place: Where::Pg(crate::protocol::pg::Place::fresh(&server.url)),
+                location: Location::postgres(&server.url).with_wait(BUSY_TIMEOUT),
                 _server: Some(server),
             });
         }
@@ -348,19 +204,22 @@ impl Flags {
     }
 }
 
+/// `location`'s failure as a run's error, naming where.
+pub fn failed(location: &Location) -> impl Fn(crate::protocol::Stop) -> Error + '_ {
+    move |e| Error::Run(format!("{}: {e:?}", location.label()))
+}
+
 /// Creates `dir` and the two database files in it, empty, with the article's schema.
 pub fn create_files(dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir)?;
-    System::create_files(dir, store()).map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))
+    let location = Location::files(dir);
+    location.create().map_err(failed(&location))
 }
 
 /// What a fresh process sees in the files in `dir`: both databases' committed tables.
 pub fn read_files(dir: &Path) -> Result<Snapshot, Error> {
-    let system = System::open_files(dir, store(), ConsumerConfig::default())
-        .map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))?;
-    system
-        .snapshot()
-        .map_err(|e| Error::Run(format!("{}: {e:?}", dir.display())))
+    let location = Location::files(dir);
+    location.read().map_err(failed(&location))
 }
 
 /// Child processes that are killed (SIGKILL) and reaped when this is dropped: whatever way the parent leaves
@@ -436,7 +295,7 @@ impl Rng {
 /// The tables after `steps` on in-memory databases: what a check of a real run is shown failing against.
 #[cfg(test)]
 fn after(setup: crate::trace::ConsumerSetup, steps: &[crate::trace::Step]) -> Snapshot {
-    let mut session = crate::trace::Session::new(setup).unwrap();
+    let mut session = crate::trace::Session::create(&Location::memory(), setup).unwrap();
     for step in steps {
         session.step(step);
     }

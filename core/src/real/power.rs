@@ -10,7 +10,7 @@ use super::checks::{
     check_completion, check_invariant, check_transitions, final_recovery, verdict,
 };
 use super::{read_files, worker_command, Error, Flags, Rng, Run};
-use crate::protocol::system::{CONSUMER_FILE, PRODUCER_FILE};
+use crate::protocol::location::{CONSUMER_FILE, PRODUCER_FILE};
 use crate::protocol::unsynced;
 use crate::protocol::{Outcome, Receipt, Snapshot, Synchronous};
 use crate::trace::Op;

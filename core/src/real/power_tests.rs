@@ -1,4 +1,5 @@
 use super::{holds, read_claims, regressions, unreadable, Claim};
+use crate::protocol::Location;
 use crate::protocol::Snapshot;
 use crate::trace::{ConsumerSetup, Session, Step};
 use serde_json::json;
@@ -21,7 +22,7 @@ fn a_workers_log_says_what_it_was_told() {
         Step::relay(None),
         Step::apply("A"),
     ];
-    let mut session = Session::new(ConsumerSetup::default()).unwrap();
+    let mut session = Session::create(&Location::memory(), ConsumerSetup::default()).unwrap();
     let mut log = String::new();
     for (n, step) in steps.iter().enumerate() {
         let report = session.step(step);
@@ -122,7 +123,7 @@ fn a_file_sqlite_cannot_read_is_named() {
     crate::real::create_files(&dir).unwrap();
     let fine = unreadable(&dir);
     std::fs::write(
-        dir.join(crate::protocol::system::CONSUMER_FILE),
+        dir.join(crate::protocol::location::CONSUMER_FILE),
         vec![0x5a; 8192],
     )
     .unwrap();

@@ -4,8 +4,9 @@
 //! lock (`BEGIN IMMEDIATE`), or on PostgreSQL the schema's advisory lock, is all that orders them.
 
 use super::steps::Scenario;
-use super::{worker_command, Error, Flags, Run, Where};
+use super::{failed, worker_command, Error, Flags, Run};
 use crate::protocol::invariant;
+use crate::protocol::Location;
 use crate::protocol::{AdvanceResult, Outcome, Receipt, Snapshot};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -149,7 +150,7 @@ pub fn main(args: &[String]) -> Run {
     let processes = flags.number("processes", 6, 2, 64)?;
     let rounds = flags.number("rounds", 10, 1, 10_000)?;
     let target = flags.target()?;
-    let dir = &target.place;
+    let dir = &target.location;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
@@ -169,10 +170,10 @@ pub fn main(args: &[String]) -> Run {
             for r in &results {
                 *distribution.entry(r.label()).or_default() += 1;
             }
-            let problems = scenario.check(&results, &round_dir.read()?);
+            let problems = scenario.check(&results, &round_dir.read().map_err(failed(&round_dir))?);
             if problems.is_empty() {
                 // A round that passed leaves nothing worth keeping; a failed one stays for inspection.
-                round_dir.remove();
+                let _ = round_dir.remove();
             } else {
                 failures.push(format!(
                     "round {round} ({}): {}",
@@ -182,9 +183,7 @@ pub fn main(args: &[String]) -> Run {
             }
         }
         // Gone when every round passed (`remove_dir` leaves a directory that still holds a failed round).
-        if let Some(dir) = dir.directory() {
-            let _ = std::fs::remove_dir(dir.join(scenario.name()));
-        }
+        dir.child(scenario.name()).remove_if_empty();
         let mark = if failures.is_empty() { "ok" } else { "FAILED" };
         let spread = distribution
             .iter()
@@ -210,11 +209,10 @@ pub fn main(args: &[String]) -> Run {
     Ok(all_ok)
 }
 
-fn run_round(dir: &Where, scenario: Scenario, processes: u64) -> Result<Vec<Outcome1>, Error> {
-    dir.create()?;
+fn run_round(dir: &Location, scenario: Scenario, processes: u64) -> Result<Vec<Outcome1>, Error> {
+    dir.create().map_err(failed(dir))?;
     {
-        let mut session = dir
-            .open(crate::trace::ConsumerSetup::default())
+        let mut session = crate::trace::Session::open(dir, crate::trace::ConsumerSetup::default())
             .map_err(Error::Run)?;
         for step in scenario.setup() {
             let report = session.step(&step);

@@ -113,7 +113,8 @@ fn the_unsafe_producer_writes_one_transition_in_ten_the_unsafe_way() {
     let dir = std::env::temp_dir().join(format!("outbox-soak-mix-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     crate::real::create_files(&dir).unwrap();
-    let mut seqs = crate::real::steps::SeqReader::open(&dir).unwrap();
+    let mut seqs =
+        crate::real::steps::SeqReader::open(&crate::protocol::Location::files(&dir)).unwrap();
     let mut count = |producer: WriteMode| {
         let mut rng = crate::real::Rng::new(7);
         let (mut unsafe_writes, mut produced) = (0, 0);

@@ -2,11 +2,10 @@
 //! (the parent: `crash.rs`, `race.rs`, `soak.rs`, `power.rs`), so that neither imports the other.
 
 use super::Rng;
-use crate::protocol::db::open_in;
-use crate::protocol::{Boundary, Event, WriteMode, KINDS};
+use crate::protocol::conn::Conn;
+use crate::protocol::vocab::P;
+use crate::protocol::{Boundary, Event, Location, Role, WriteMode, KINDS};
 use crate::trace::Step;
-use rusqlite::Connection;
-use std::path::Path;
 
 /// The steps a worker runs for `boundary`: the first step of flow A — produce A1, relay it, apply it — as far
 /// as the step that crosses the boundary, which carries `crash_at`.
@@ -53,27 +52,26 @@ pub fn produce(flow: &str, seq: i64) -> Step {
 /// A worker's view of each flow's committed seq, read before it produces — as a client reads the state it
 /// is about to change. Another process may move the flow on first; the producer then answers `stale`.
 pub struct SeqReader {
-    conn: Connection,
+    conn: Conn,
 }
 
 impl SeqReader {
-    pub fn open(dir: &Path) -> Result<SeqReader, String> {
-        SeqReader::open_in(dir, super::store())
-    }
-
-    /// The same through `store` (the power run's workers read through the layer they write through).
-    pub fn open_in(dir: &Path, store: crate::protocol::db::Store) -> Result<SeqReader, String> {
-        let path = dir.join(crate::protocol::system::PRODUCER_FILE);
-        let conn = open_in(&path.to_string_lossy(), store)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+    /// The producer's database at `location`, through the layer the worker writes through (the power run's).
+    pub fn open(location: &Location) -> Result<SeqReader, String> {
+        let conn = location
+            .connect(Role::Producer, true)
+            .map_err(crate::trace::session::stop_message)?;
         Ok(SeqReader { conn })
     }
 
     /// The flow's committed seq (0 when it has no row yet, or when the read itself fails).
     pub fn seq(&mut self, flow: &str) -> i64 {
         self.conn
-            .prepare_cached("SELECT seq FROM flow WHERE flow_id=?")
-            .and_then(|mut s| s.query_row([flow], |r| r.get(0)))
+            .query_opt("SELECT seq FROM flow WHERE flow_id=?", &[P::T(flow)], |r| {
+                r.get::<i64>(0)
+            })
+            .ok()
+            .flatten()
             .unwrap_or(0)
     }
 }

@@ -3,7 +3,8 @@
 //! argument names) as a [`Session`] and prints one JSON line per step it runs.
 
 use super::steps::{self, Scenario};
-use super::{power_store, Rng, EXIT_CODE};
+use super::{Rng, EXIT_CODE};
+use crate::protocol::Location;
 use crate::protocol::{Boundary, Ordering, Outcome, KINDS};
 use crate::trace::{ConsumerSetup, Session, Step, StepReport};
 use serde_json::json;
@@ -66,12 +67,12 @@ fn open(dir: &Path) -> Result<Session, String> {
     open_as(&dir.to_string_lossy(), ConsumerSetup::default())
 }
 
-/// `place`: a directory of files, or a PostgreSQL place ([`super::Where::arg`]).
+/// `place`: a directory of files, or a PostgreSQL place ([`Location::arg`]).
 fn open_as(place: &str, consumer: ConsumerSetup) -> Result<Session, String> {
-    let place = super::Where::parse(place)?;
+    let location = Location::parse(place)?;
     let mut tries = 0;
     loop {
-        match place.open(consumer.clone()) {
+        match Session::open(&location, consumer.clone()) {
             Ok(session) => return Ok(session),
             Err(e) if tries >= 3 => return Err(e),
             Err(_) => tries += 1,
@@ -177,7 +178,7 @@ fn soak_job(
     let mut session = open(dir)?;
     // The unsafe dual write's exit is a real one here too.
     session.set_exit_hook(exit_here);
-    let mut seqs = steps::SeqReader::open(dir)?;
+    let mut seqs = steps::SeqReader::open(&Location::files(dir))?;
     let mut rng = Rng::new(seed);
     let mut n = 0u64;
     let parent = std::os::unix::process::parent_id();
@@ -209,9 +210,9 @@ fn power_job(
         .ok_or_else(|| format!("unknown synchronous `{synchronous}`"))?;
     let deadline = Instant::now() + Duration::from_secs(number(seconds, "seconds")?);
     let mut write = step_log(log)?;
-    let store = power_store(synchronous);
-    let mut session = Session::open_files(ConsumerSetup::default(), dir, store)?;
-    let mut seqs = steps::SeqReader::open_in(dir, store)?;
+    let location = Location::files(dir).with_power(synchronous);
+    let mut session = Session::open(&location, ConsumerSetup::default())?;
+    let mut seqs = steps::SeqReader::open(&location)?;
     let mut rng = Rng::new(seed);
     let parent = std::os::unix::process::parent_id();
     let mut n = 0u64;
@@ -248,7 +249,7 @@ fn step_log(path: &str) -> Result<impl FnMut(String), String> {
 fn finish_job(dir: &Path, flows: &str) -> Result<(), String> {
     let flows = number(flows, "flows")?;
     let mut session = open(dir)?;
-    let mut seqs = steps::SeqReader::open(dir)?;
+    let mut seqs = steps::SeqReader::open(&Location::files(dir))?;
     for f in 0..flows {
         let flow = steps::flow_name(f);
         let mut seq = seqs.seq(&flow);

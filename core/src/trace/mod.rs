@@ -12,7 +12,7 @@ pub mod step;
 
 pub use read::{from_value, parse, TraceError};
 pub use report::{ResultDoc, StepReport};
-pub use session::{refuse_power, replay, replay_in, replay_on, replay_text, Backend, Session};
+pub use session::{refuse_power, replay, replay_in, replay_on, replay_text, Session};
 pub use step::{schema_payload, ConsumerSetup, Op, Step, Trace, Write};
 
 pub const TRACE_FORMAT: &str = "outbox-playground-trace/1";

@@ -5,8 +5,8 @@ use super::{ConsumerSetup, Op, ResultDoc, Step, StepReport, Trace, TraceError};
 use super::{DEFAULT_PROCESS_LIMIT, MAX_PROCESS_LIMIT};
 use crate::protocol::Ordering;
 use crate::protocol::{
-    self, ApplyResult, Boundary, CrashMark, Invariant, Outcome, ReceiveResult, Snapshot, Stop,
-    System,
+    self, ApplyResult, Boundary, CrashMark, Invariant, Location, Outcome, ReceiveResult, Snapshot,
+    Stop, System,
 };
 
 /// A live session: fresh databases, then steps one at a time.
@@ -17,46 +17,18 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(setup: ConsumerSetup) -> Result<Session, String> {
-        let system = System::new(setup.config()).map_err(stop_message)?;
+    /// A session on fresh databases at `location` ([`System::create`]).
+    pub fn create(location: &Location, setup: ConsumerSetup) -> Result<Session, String> {
+        let system = System::create(location, setup.config()).map_err(stop_message)?;
         Ok(Session {
             system,
             effects_seen: None,
         })
     }
 
-    /// A session on fresh schemas of the PostgreSQL server of `url`, dropped with the session.
-    #[cfg(feature = "postgres")]
-    pub fn new_pg(setup: ConsumerSetup, url: &str) -> Result<Session, String> {
-        let system = System::new_pg(url, setup.config()).map_err(stop_message)?;
-        Ok(Session {
-            system,
-            effects_seen: None,
-        })
-    }
-
-    /// A session on the schemas of `place`, shared with other real processes; a write waits at most
-    /// `lock_timeout` for another process's write lock.
-    #[cfg(feature = "postgres")]
-    pub fn open_pg(
-        setup: ConsumerSetup,
-        place: &protocol::pg::Place,
-        lock_timeout: Option<std::time::Duration>,
-    ) -> Result<Session, String> {
-        let system = System::open_pg(place, lock_timeout, setup.config()).map_err(stop_message)?;
-        Ok(Session {
-            system,
-            effects_seen: None,
-        })
-    }
-
-    /// A session on the two database files in `dir`, shared with other real processes (the CLI's workers).
-    pub fn open_files(
-        setup: ConsumerSetup,
-        dir: &std::path::Path,
-        store: protocol::db::Store,
-    ) -> Result<Session, String> {
-        let system = System::open_files(dir, store, setup.config()).map_err(stop_message)?;
+    /// A session on the databases at `location`, shared with other real processes (the CLI's workers).
+    pub fn open(location: &Location, setup: ConsumerSetup) -> Result<Session, String> {
+        let system = System::open(location, setup.config()).map_err(stop_message)?;
         Ok(Session {
             system,
             effects_seen: None,
@@ -367,31 +339,18 @@ pub(crate) fn stop_message(stop: Stop) -> String {
     }
 }
 
-/// Replays a validated trace on fresh databases and returns the result document.
+/// Replays a validated trace on fresh in-memory databases and returns the result document.
 pub fn replay(trace: &Trace) -> Result<ResultDoc, String> {
-    replay_in(Session::new(trace.consumer.clone())?, trace)
+    replay_on(trace, &Location::memory())
 }
 
-/// Where a trace is replayed: SQLite's in-memory databases, or schemas on a PostgreSQL server.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    #[default]
-    Sqlite,
-    /// A server's URL.
-    #[cfg(feature = "postgres")]
-    Postgres(String),
-}
-
-/// Replays a validated trace on fresh databases of `backend`. PostgreSQL refuses a trace with a power step.
-pub fn replay_on(trace: &Trace, backend: &Backend) -> Result<ResultDoc, String> {
-    match backend {
-        Backend::Sqlite => replay(trace),
-        #[cfg(feature = "postgres")]
-        Backend::Postgres(url) => {
-            refuse_power(trace)?;
-            replay_in(Session::new_pg(trace.consumer.clone(), url)?, trace)
-        }
+/// Replays a validated trace on fresh databases at `location`. Where there is no power layer (PostgreSQL),
+/// a trace with a power step is refused.
+pub fn replay_on(trace: &Trace, location: &Location) -> Result<ResultDoc, String> {
+    if !location.has_power_layer() {
+        refuse_power(trace)?;
     }
+    replay_in(Session::create(location, trace.consumer.clone())?, trace)
 }
 
 /// Runs every step of `trace` in `session`, fresh, and reads the result document.

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use outbox_core::checker::{self, shard, Action, Config, Search, Verdict};
-use outbox_core::protocol::{Ordering, Snapshot};
+use outbox_core::protocol::{Location, Ordering, Snapshot};
 use outbox_core::rule::{Rule, RuleEffect};
 use outbox_core::trace::{Session, Step};
 
@@ -99,7 +99,7 @@ fn step_of(config: &Config, words: &str) -> Step {
 
 /// The rows after `history`, run from fresh databases.
 fn rows_after(config: &Config, history: &[Step]) -> Snapshot {
-    let mut session = Session::new(config.setup()).unwrap();
+    let mut session = Session::create(&Location::memory(), config.setup()).unwrap();
     for step in history {
         session.step(step);
     }

@@ -3,17 +3,13 @@
 //! Here so that the core's own tests reach them (the mutation run's first phase runs only these).
 
 use super::*;
-use outbox_core::protocol::db::Store;
 use outbox_core::protocol::types::Event;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn files() -> Store {
-    Store::Files {
-        busy_timeout: Duration::ZERO,
-        power: None,
-    }
+fn files(dir: &std::path::Path) -> Location {
+    Location::files(dir).with_wait(Duration::ZERO)
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
@@ -26,9 +22,9 @@ fn fresh_dir(name: &str) -> PathBuf {
 #[test]
 fn sessions_on_the_same_files_see_each_others_commits_through_a_wal() {
     let dir = fresh_dir("files");
-    System::create_files(&dir, files()).unwrap();
-    let mut producer = Session::open_files(strict(), &dir, files()).unwrap();
-    let mut relay_process = Session::open_files(strict(), &dir, files()).unwrap();
+    files(&dir).create().unwrap();
+    let mut producer = Session::open(&files(&dir), strict()).unwrap();
+    let mut relay_process = Session::open(&files(&dir), strict()).unwrap();
     assert_eq!(producer.step(&advance("A", 1)).result, COMMITTED);
     assert_eq!(relay_process.step(&relay(None)).result, ACCEPTED);
     let seen = producer.snapshot().unwrap();
@@ -47,7 +43,7 @@ fn sessions_on_the_same_files_see_each_others_commits_through_a_wal() {
 #[test]
 fn a_directory_without_the_files_is_refused_naming_the_file() {
     let dir = fresh_dir("empty");
-    let Err(message) = Session::open_files(strict(), &dir, files()) else {
+    let Err(message) = Session::open(&files(&dir), strict()) else {
         panic!("opened a directory without database files");
     };
     assert_eq!(
@@ -69,8 +65,8 @@ fn a_directory_without_the_files_is_refused_naming_the_file() {
 #[test]
 fn a_write_lock_held_elsewhere_is_busy() {
     let dir = fresh_dir("busy");
-    System::create_files(&dir, files()).unwrap();
-    let mut session = Session::open_files(strict(), &dir, files()).unwrap();
+    files(&dir).create().unwrap();
+    let mut session = Session::open(&files(&dir), strict()).unwrap();
     let other = rusqlite::Connection::open(dir.join("producer.db")).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let report = session.step(&advance("A", 1));
@@ -88,7 +84,7 @@ fn exit() -> ! {
 
 /// A session whose process died at `boundary` of A1's write, through the exit hook, then reset.
 fn reset_after_an_exit_at(boundary: Boundary) -> Session {
-    let mut session = Session::new(strict()).unwrap();
+    let mut session = Session::create(&Location::memory(), strict()).unwrap();
     session.set_exit_hook(exit);
     let crashing = advance("A", 1).with_crash_at(Some(boundary));
     let died = catch_unwind(AssertUnwindSafe(|| session.step(&crashing)));

@@ -197,7 +197,7 @@ fn first_of_flow(i: usize) -> Step {
 /// Under NORMAL, 400 flows' first events (`again`: with NORMAL chosen once more after the 200th), then a cut of
 /// the producer: the flows its disk kept, and the report's count of lost rows.
 fn producer_after_400_commits(again: bool) -> (usize, usize) {
-    let mut session = Session::new(strict()).unwrap();
+    let mut session = Session::create(&Location::memory(), strict()).unwrap();
     session.step(&sync(Synchronous::Normal));
     for i in 0..400 {
         if again && i == 200 {
@@ -223,7 +223,7 @@ both! {
     }
 
     fn the_consumers_wal_is_checkpointed_by_itself_too() {
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         session.step(&sync(Synchronous::Normal));
         for i in 0..400 {
             session.step(&first_of_flow(i));
@@ -238,7 +238,7 @@ both! {
     fn the_pages_written_under_full_do_not_count_toward_normals_checkpoint() {
         // A commit here writes about 7 pages: 120 or 100 of them stay under the 1,000 of a checkpoint, the 220
         // together would not.
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         for i in 0..120 {
             session.step(&first_of_flow(i));
         }
@@ -255,7 +255,7 @@ both! {
 
 both! {
     fn after_a_cut_the_next_effects_are_reported_though_their_ids_are_reused() {
-        let mut session = Session::new(strict()).unwrap();
+        let mut session = Session::create(&Location::memory(), strict()).unwrap();
         session.set_effect_log(true);
         let mut effects = Vec::new();
         for step in [sync(Synchronous::Normal), advance("A", 1), relay(None), process_all(), cut(&[Role::Consumer]), relay(Some("A1")), process_all()] {

@@ -1,7 +1,7 @@
 //! The reader's rule (RULE.md), natively and in the page's trimmed SQLite alike: the same rules accepted or
 //! refused with the same message, and the same answers carried out.
 
-use outbox_core::protocol::{ApplyResult, BlockReason, Outcome};
+use outbox_core::protocol::{ApplyResult, BlockReason, Location, Outcome};
 use outbox_core::rule::{self, Rule, RuleEffect};
 use outbox_core::trace::{self, ConsumerSetup, Session, Step};
 
@@ -288,7 +288,7 @@ both! {
 
     fn the_arrival_order_queue_runs_3_1_2_backwards() {
         let rule = Rule::new(rule::ARRIVAL_ORDER, RuleEffect::Inside).unwrap();
-        let mut session = Session::new(ConsumerSetup::with_rule(rule, false)).unwrap();
+        let mut session = Session::create(&Location::memory(), ConsumerSetup::with_rule(rule, false)).unwrap();
         for (id, expected) in [("A1", 0), ("A2", 1), ("A3", 2)] {
             let step = Step::advance("A", id, expected, ["reserved", "confirmed", "released"][expected as usize], 1);
             assert_eq!(session.step(&step).result, Outcome::COMMITTED);
@@ -318,7 +318,7 @@ both! {
               'x', 'xx'), 'x', 'xx'), 'x', 'xx'), 'x', 'xx'), 'x', 'xx'), 'x', 'xx') FROM waiting", "too big"),
         ] {
             let rule = Rule::new(sql, RuleEffect::Inside).unwrap_or_else(|r| panic!("{sql}: {r:?}"));
-            let mut session = Session::new(ConsumerSetup::with_rule(rule, false)).unwrap();
+            let mut session = Session::create(&Location::memory(), ConsumerSetup::with_rule(rule, false)).unwrap();
             for (id, expected, kind) in [("A1", 0, "reserved"), ("A2", 1, "confirmed"), ("A3", 2, "released")] {
                 session.step(&Step::advance("A", id, expected, kind, 1));
                 session.step(&Step::relay(Some(id)));
@@ -335,7 +335,7 @@ both! {
     fn block_and_skip_write_what_the_rule_says() {
         let run = |sql: &str| {
             let rule = Rule::new(sql, RuleEffect::Inside).unwrap();
-            let mut session = Session::new(ConsumerSetup::with_rule(rule, false)).unwrap();
+            let mut session = Session::create(&Location::memory(), ConsumerSetup::with_rule(rule, false)).unwrap();
             session.step(&Step::advance("A", "A1", 0, "reserved", 1));
             session.step(&Step::relay(Some("A1")));
             let report = session.step(&Step::apply("A"));

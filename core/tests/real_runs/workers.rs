@@ -268,7 +268,7 @@ pub fn worker_arguments() {
 /// A worker that finds its files locked past the busy timeout (as a fresh process can while another recovers
 /// the WAL after a kill) tries again, and runs once the lock is gone.
 pub fn locked_files() {
-    use outbox_core::protocol::system::PRODUCER_FILE;
+    use outbox_core::protocol::location::PRODUCER_FILE;
     use outbox_core::real::BUSY_TIMEOUT;
     let dir = crate::unix::Scratch::new("locked");
     outbox_core::real::create_files(&dir.0).unwrap();

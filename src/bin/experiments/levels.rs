@@ -6,6 +6,7 @@
 use super::parse_only;
 use outbox_core::checker::{Property, Search, Verdict};
 use outbox_core::levels::{self, Level};
+use outbox_core::protocol::Location;
 use outbox_core::protocol::{invariant, Snapshot};
 use outbox_core::trace::{Session, Trace};
 use std::path::{Path, PathBuf};
@@ -99,7 +100,7 @@ fn check_file(file: &Path, ids: &mut Vec<String>) -> Result<String, String> {
 /// The step (1-based) after which the level's property is first broken, replaying `trace` on fresh databases:
 /// what the page's referee says after each move.
 fn referee(level: &Level, trace: &Trace) -> Result<Option<usize>, String> {
-    let mut session = Session::new(trace.consumer.clone())?;
+    let mut session = Session::create(&Location::memory(), trace.consumer.clone())?;
     for (i, step) in trace.steps.iter().enumerate() {
         session.step(step);
         if broken(level.property, &session.snapshot()?) {

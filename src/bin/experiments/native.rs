@@ -193,7 +193,7 @@ fn check(list: &[experiments::Experiment], store: &store::Running) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let (mut passed, mut failed) = (0, 0);
     for experiment in list {
-        let outcome = experiments::check_on(experiment, &store.backend);
+        let outcome = experiments::check_on(experiment, &store.location);
         match outcome {
             Ok(c) => {
                 let mark = if c.ok() { "ok" } else { "FAILED" };
@@ -323,7 +323,7 @@ fn replay(path: &str, print: Print, store: Option<&str>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match trace::replay_on(&parsed, &running.backend) {
+    match trace::replay_on(&parsed, &running.location) {
         Ok(result) => match result.to_json_pretty() {
             Ok(json) => {
                 let mut out = std::io::stdout().lock();

@@ -1,40 +1,31 @@
-//! `--store` for `--check` and `replay` (its value checked as it is parsed, `cli.rs`): SQLite (the default), a throw-away PostgreSQL server (`postgres`), or
-//! the server a URL names (`postgres://…`). The PostgreSQL client is native only (the core's feature).
+//! `--store` for `--check` and `replay` (its value checked as it is parsed, `cli.rs`): SQLite (the default), a
+//! throw-away PostgreSQL server (`postgres`), or the server a URL names (`postgres://…`).
 
-use outbox_core::trace::Backend;
+use outbox_core::protocol::pg::server::Target;
+use outbox_core::protocol::Location;
 
-#[cfg(not(target_arch = "wasm32"))]
 pub use outbox_core::protocol::pg::server::names_postgres;
-/// No PostgreSQL client in a wasm32 build.
-#[cfg(target_arch = "wasm32")]
-pub fn names_postgres(_: &str) -> bool {
-    false
-}
 
-/// The store a command runs on, and the throw-away server it started (stopped and removed when dropped).
+/// Where a command's databases are, and, apart from it, the throw-away server it started (stopped and removed
+/// when dropped).
 pub struct Running {
-    pub backend: Backend,
-    #[cfg(not(target_arch = "wasm32"))]
-    _server: Option<outbox_core::protocol::pg::server::Target>,
+    pub location: Location,
+    _server: Option<Target>,
 }
 
 /// Starts what `--store` names: nothing for SQLite; a server, or a check that the URL's server will do.
 pub fn start(store: Option<&str>) -> Result<Running, String> {
     match store {
         None | Some("sqlite") => Ok(Running {
-            backend: Backend::Sqlite,
-            #[cfg(not(target_arch = "wasm32"))]
+            location: Location::memory(),
             _server: None,
         }),
-        #[cfg(not(target_arch = "wasm32"))]
         Some(value) => {
-            let target = outbox_core::protocol::pg::server::Target::from_flag(value)?;
+            let target = Target::from_flag(value)?;
             Ok(Running {
-                backend: Backend::Postgres(target.url.clone()),
+                location: Location::postgres(&target.url),
                 _server: Some(target),
             })
         }
-        #[cfg(target_arch = "wasm32")]
-        Some(_) => Err("PostgreSQL needs the native command line".into()),
     }
 }

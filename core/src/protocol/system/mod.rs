@@ -3,20 +3,14 @@
 
 use super::conn::Conn;
 use super::consumer::{self, ConsumerConfig};
-use super::db::{self, Db, ExitHook, SqlLine, SqlLog, Store, CONSUMER_SCHEMA, PRODUCER_SCHEMA};
+use super::db::{self, Db, ExitHook, SqlLine, SqlLog, PRODUCER_SCHEMA};
+use super::location::Location;
 use super::producer::{self, Transition, WriteMode};
 use super::vocab::{Role, Stop};
 use super::{AdvanceResult, ApplyResult, Boundary, Event, FlowStop, ReceiveResult};
-#[cfg(feature = "postgres")]
-use place::Owned;
-use place::Place;
 use rusqlite::Connection;
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
-
-static NEXT_SYSTEM: AtomicU64 = AtomicU64::new(1);
 
 words! {
     /// A rejecting trigger of experiment 10 (§8).
@@ -54,7 +48,8 @@ pub struct ProcessAll {
 }
 
 pub struct System {
-    place: Place,
+    /// Where the databases are: a restart opens them again from here.
+    location: Location,
     // The "disks": they keep each in-memory database alive across process exits (on files and on PostgreSQL,
     // only connections) and are used only to read committed state for snapshots. Declared after `process` so the process closes first on drop.
     process: Process,
@@ -72,14 +67,19 @@ pub struct System {
     changes: Option<[Arc<db::Changes>; 2]>,
     /// What each disk last synced (the page's power cut).
     disks: power::Disks,
-    /// PostgreSQL schemas this system made, dropped after every connection above has closed.
-    #[cfg(feature = "postgres")]
+    /// A server's schemas this system made, removed after every connection above has closed.
     _owned: Option<Owned>,
 }
 
-/// The two database files of a system on disk, inside one directory.
-pub const PRODUCER_FILE: &str = "producer.db";
-pub const CONSUMER_FILE: &str = "consumer.db";
+/// Removes a system's databases when it is dropped ([`Location::removed_with_its_system`]).
+struct Owned(Location);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // Nothing to report to: a schema left behind is named by its prefix and dropped with its server.
+        let _ = self.0.remove();
+    }
+}
 
 /// Without the leading `/`, a memdb database private to its connection, freed when it closes.
 const WARM_UP_DB: &str = "file:outbox-playground-warm-up.db?vfs=memdb";
@@ -88,7 +88,7 @@ impl System {
     /// SQLite's first use, in scratch in-memory databases closed again at once: none of the playground's state.
     /// For the page: the browser compiles each wasm function on its first call, on the thread that makes it, so
     /// opening SQLite for the first time is one long task. Run first, a step a task, these leave most of
-    /// SQLite's code compiled for [`System::new`], and every task is short: opening a connection (SQLite's
+    /// SQLite's code compiled for [`System::create`], and every task is short: opening a connection (SQLite's
     /// start), running a query (its parser and its VM), then a schema (its B-trees and its catalogue).
     pub const WARM_UP: [fn() -> Result<(), Stop>; 3] = [
         || {
@@ -111,48 +111,38 @@ impl System {
         System::WARM_UP.iter().try_for_each(|step| step())
     }
 
-    /// Two fresh, empty databases with the article's schema, and a process running against them.
-    pub fn new(config: ConsumerConfig) -> Result<System, Stop> {
-        let n = NEXT_SYSTEM.fetch_add(1, AtomicOrdering::Relaxed);
-        // memdb databases are shared by name between connections only when the name starts with `/`.
-        let producer_uri = format!("file:/outbox-playground-{n}-producer.db?vfs=memdb");
-        let consumer_uri = format!("file:/outbox-playground-{n}-consumer.db?vfs=memdb");
-        let producer_disk = db::open(&producer_uri)?;
-        let consumer_disk = db::open(&consumer_uri)?;
-        // The page's SQLite is built with 1 KiB pages (`.cargo/config.toml`); natively the same, so both copy
-        // the same bytes into their journals (the protocol's rows are small).
-        #[cfg(not(target_arch = "wasm32"))]
-        for disk in [&producer_disk, &consumer_disk] {
-            disk.pragma_update(None, "page_size", 1024)?;
-        }
-        producer_disk.execute_batch(PRODUCER_SCHEMA)?;
-        consumer_disk.execute_batch(CONSUMER_SCHEMA)?;
-        let place = Place::Lite {
-            producer: producer_uri,
-            consumer: consumer_uri,
-            store: Store::Memory,
-        };
-        System::on(
-            place,
-            Conn::Lite(producer_disk),
-            Conn::Lite(consumer_disk),
-            config,
-        )
+    /// Fresh, empty databases at `location` with the article's schema, and a process running against them.
+    /// A server's schemas are removed with the system; files stay for a reader; memory goes with it anyway.
+    pub fn create(location: &Location, config: ConsumerConfig) -> Result<System, Stop> {
+        let (location, [producer_disk, consumer_disk]) = location.create_disks()?;
+        let owned = location
+            .removed_with_its_system()
+            .then(|| Owned(location.clone()));
+        let mut system = System::on(location, producer_disk, consumer_disk, config)?;
+        system._owned = owned;
+        Ok(system)
     }
 
-    /// A system on `place`'s databases: a process and the two disks' connections.
+    /// A process on the databases at `location` (made by [`Location::create`]), as one of several real
+    /// processes sharing them. Nothing is created: a missing file is an error.
+    pub fn open(location: &Location, config: ConsumerConfig) -> Result<System, Stop> {
+        let [producer_disk, consumer_disk] = location.open_disks()?;
+        System::on(location.clone(), producer_disk, consumer_disk, config)
+    }
+
+    /// A system on `location`'s databases: a process and the two disks' connections.
     fn on(
-        place: Place,
+        location: Location,
         producer_disk: Conn,
         consumer_disk: Conn,
         config: ConsumerConfig,
     ) -> Result<System, Stop> {
         let process = Process {
-            producer: place.open(Role::Producer)?,
-            consumer: place.open(Role::Consumer)?,
+            producer: location.open(Role::Producer)?,
+            consumer: location.open(Role::Consumer)?,
         };
         Ok(System {
-            place,
+            location,
             process,
             producer_disk,
             consumer_disk,
@@ -163,70 +153,8 @@ impl System {
             faults: false,
             changes: None,
             disks: power::Disks::default(),
-            #[cfg(feature = "postgres")]
             _owned: None,
         })
-    }
-
-    /// Two fresh, empty schemas on the PostgreSQL server of `url`, dropped again with the system.
-    #[cfg(feature = "postgres")]
-    pub fn new_pg(url: &str, config: ConsumerConfig) -> Result<System, Stop> {
-        let place = super::pg::Place::fresh(url);
-        place.create()?;
-        let owned = Owned(place.clone());
-        let mut system = System::open_pg(&place, None, config)?;
-        system._owned = Some(owned);
-        Ok(system)
-    }
-
-    /// A process on the schemas of `place` (made by [`super::pg::Place::create`]), as one of several real
-    /// processes sharing them; a write waits at most `lock_timeout` for the write lock, then answers `busy`.
-    #[cfg(feature = "postgres")]
-    pub fn open_pg(
-        place: &super::pg::Place,
-        lock_timeout: Option<std::time::Duration>,
-        config: ConsumerConfig,
-    ) -> Result<System, Stop> {
-        let producer_disk = Conn::Pg(Box::new(place.open(Role::Producer, None)?));
-        let consumer_disk = Conn::Pg(Box::new(place.open(Role::Consumer, None)?));
-        let place = Place::Pg {
-            place: place.clone(),
-            lock_timeout,
-        };
-        System::on(place, producer_disk, consumer_disk, config)
-    }
-
-    /// Creates the two database files in `dir` (which must exist) with the article's schema, in WAL mode.
-    /// Run once, by one process, before any worker opens them.
-    pub fn create_files(dir: &Path, store: Store) -> Result<(), Stop> {
-        for (file, schema) in [
-            (PRODUCER_FILE, PRODUCER_SCHEMA),
-            (CONSUMER_FILE, CONSUMER_SCHEMA),
-        ] {
-            let conn = db::open_in(&path_text(&dir.join(file))?, store)?;
-            conn.execute_batch(schema)?;
-        }
-        Ok(())
-    }
-
-    /// A process running against the two database files in `dir` (made by [`System::create_files`]), as one
-    /// of several real processes sharing them. Nothing is created: a missing file is an error.
-    pub fn open_files(dir: &Path, store: Store, config: ConsumerConfig) -> Result<System, Stop> {
-        let producer_uri = path_text(&dir.join(PRODUCER_FILE))?;
-        let consumer_uri = path_text(&dir.join(CONSUMER_FILE))?;
-        for path in [&producer_uri, &consumer_uri] {
-            if !Path::new(path).is_file() {
-                return Err(Stop::Sql(format!("{path}: no such database file")));
-            }
-        }
-        let producer_disk = Conn::Lite(db::open_in(&producer_uri, store)?);
-        let consumer_disk = Conn::Lite(db::open_in(&consumer_uri, store)?);
-        let place = Place::Lite {
-            producer: producer_uri,
-            consumer: consumer_uri,
-            store,
-        };
-        System::on(place, producer_disk, consumer_disk, config)
     }
 
     /// A restart that rolls the open transaction back on the process's own connections instead of dropping
@@ -305,8 +233,8 @@ impl System {
                 .note("-- restart: the open transaction rolled back".into());
             return Ok(());
         }
-        let mut producer = self.place.open(Role::Producer)?;
-        let mut consumer = self.place.open(Role::Consumer)?;
+        let mut producer = self.location.open(Role::Producer)?;
+        let mut consumer = self.location.open(Role::Consumer)?;
         producer.log = self.log.clone();
         consumer.log = self.log.clone();
         producer.exit_hook = self.exit_hook;
@@ -319,7 +247,7 @@ impl System {
         // Assigning drops the old process: its connections close and the store rolls back their open
         // transactions.
         self.process = Process { producer, consumer };
-        let note = self.place.restart_note();
+        let note = self.location.restart_note();
         self.process.producer.note(note.into());
         Ok(())
     }
@@ -453,13 +381,14 @@ impl System {
     }
 }
 
-fn path_text(path: &Path) -> Result<String, Stop> {
-    path.to_str()
-        .map(str::to_owned)
-        .ok_or_else(|| Stop::Sql(format!("{}: the path is not UTF-8", path.display())))
+impl Location {
+    /// What a fresh process sees: both databases' committed tables. Here, so that `location.rs` needs nothing
+    /// of the system but its `Synchronous` setting.
+    pub fn read(&self) -> Result<Snapshot, Stop> {
+        System::open(self, ConsumerConfig::default())?.snapshot()
+    }
 }
 
-mod place;
 mod power;
 mod reads;
 mod tables;
