@@ -6,6 +6,21 @@
 use super::vocab::{Cell, Control, Role, Stop, P};
 use rusqlite::Connection;
 
+/// The protocol's tables on SQLite (PostgreSQL's are `pg::PRODUCER_SCHEMA` and `pg::CONSUMER_SCHEMA`).
+pub const PRODUCER_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS flow(flow_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, state TEXT NOT NULL, amount INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox(event_id TEXT PRIMARY KEY, flow_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+  accepted INTEGER NOT NULL DEFAULT 0 CHECK(accepted IN (0,1)), UNIQUE(flow_id,seq));
+";
+
+pub const CONSUMER_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS inbox(event_id TEXT PRIMARY KEY, flow_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK(state IN ('pending','blocked','applied')), reason TEXT, UNIQUE(flow_id,seq));
+CREATE TABLE IF NOT EXISTS projection(flow_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, state TEXT NOT NULL, held INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS effect(id INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, flow_id TEXT NOT NULL,
+  seq INTEGER NOT NULL, kind TEXT NOT NULL, held INTEGER NOT NULL);
+";
+
 /// One database's connection, on either store.
 pub enum Conn {
     Lite(Connection),
@@ -200,8 +215,8 @@ impl Conn {
     /// The protocol's tables for `role`, as this store spells them.
     pub fn schema(&self, role: Role) -> &'static str {
         match (self, role) {
-            (Conn::Lite(_), Role::Producer) => super::db::PRODUCER_SCHEMA,
-            (Conn::Lite(_), Role::Consumer) => super::db::CONSUMER_SCHEMA,
+            (Conn::Lite(_), Role::Producer) => PRODUCER_SCHEMA,
+            (Conn::Lite(_), Role::Consumer) => CONSUMER_SCHEMA,
             #[cfg(feature = "postgres")]
             (Conn::Pg(_), Role::Producer) => super::pg::PRODUCER_SCHEMA,
             #[cfg(feature = "postgres")]

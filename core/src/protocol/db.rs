@@ -41,20 +41,6 @@ pub struct SqlLine {
     pub sql: String,
 }
 
-pub const PRODUCER_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS flow(flow_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, state TEXT NOT NULL, amount INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS outbox(event_id TEXT PRIMARY KEY, flow_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
-  accepted INTEGER NOT NULL DEFAULT 0 CHECK(accepted IN (0,1)), UNIQUE(flow_id,seq));
-";
-
-pub const CONSUMER_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS inbox(event_id TEXT PRIMARY KEY, flow_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
-  state TEXT NOT NULL DEFAULT 'pending' CHECK(state IN ('pending','blocked','applied')), reason TEXT, UNIQUE(flow_id,seq));
-CREATE TABLE IF NOT EXISTS projection(flow_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, state TEXT NOT NULL, held INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS effect(id INTEGER PRIMARY KEY, event_id TEXT NOT NULL UNIQUE, flow_id TEXT NOT NULL,
-  seq INTEGER NOT NULL, kind TEXT NOT NULL, held INTEGER NOT NULL);
-";
-
 /// Opens a connection to the shared in-memory database `uri` (`file:/name?vfs=memdb`).
 pub fn open(uri: &str) -> Result<Connection, rusqlite::Error> {
     Connection::open_with_flags(

@@ -5,7 +5,7 @@
 use super::conn::Conn;
 use super::db::{self, Db};
 #[cfg(not(target_arch = "wasm32"))]
-use super::system::Synchronous;
+use super::vocab::Synchronous;
 use super::vocab::{Role, Stop};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

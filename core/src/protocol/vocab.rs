@@ -117,3 +117,26 @@ impl Cell for Option<String> {
         row.try_get(i)
     }
 }
+
+words! {
+    /// `PRAGMA synchronous` for both databases.
+    #[derive(Default)]
+    pub enum Synchronous {
+        #[default]
+        Full = "full",
+        Normal = "normal",
+        Off = "off",
+    }
+}
+
+impl Synchronous {
+    /// The pragma's value as SQLite spells it (`FULL`). Spelled out: `to_uppercase` would bring Unicode's case
+    /// tables (13 KB) into the page.
+    pub fn upper(self) -> &'static str {
+        match self {
+            Synchronous::Full => "FULL",
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Off => "OFF",
+        }
+    }
+}

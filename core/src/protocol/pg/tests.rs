@@ -44,7 +44,7 @@ fn both_stores_have_the_same_tables_and_columns() {
             })
             .collect()
     }
-    use crate::protocol::db;
+    use crate::protocol::conn as db;
     let lite = [db::PRODUCER_SCHEMA, db::CONSUMER_SCHEMA]
         .map(columns)
         .concat();

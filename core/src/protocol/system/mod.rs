@@ -2,8 +2,9 @@
 //! restart. Each protocol call runs inside the current process; a crash drops it and starts a new one.
 
 use super::conn::Conn;
+use super::conn::PRODUCER_SCHEMA;
 use super::consumer::{self, ConsumerConfig};
-use super::db::{self, Db, ExitHook, SqlLine, SqlLog, PRODUCER_SCHEMA};
+use super::db::{self, Db, ExitHook, SqlLine, SqlLog};
 use super::location::Location;
 use super::producer::{self, Transition, WriteMode};
 use super::vocab::{Role, Stop};
@@ -392,5 +393,5 @@ impl Location {
 mod power;
 mod reads;
 mod tables;
-pub use power::Synchronous;
+pub use crate::protocol::vocab::Synchronous;
 pub use reads::*;

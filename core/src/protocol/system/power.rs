@@ -5,30 +5,7 @@
 //! committed rows at the last sync (the rows are what the protocol reads; the bytes would add nothing).
 
 use super::{ConsumerTables, ProducerTables, System};
-use crate::protocol::vocab::{Role, Stop};
-
-words! {
-    /// `PRAGMA synchronous` for both databases.
-    #[derive(Default)]
-    pub enum Synchronous {
-        #[default]
-        Full = "full",
-        Normal = "normal",
-        Off = "off",
-    }
-}
-
-impl Synchronous {
-    /// The pragma's value as SQLite spells it (`FULL`). Spelled out: `to_uppercase` would bring Unicode's case
-    /// tables (13 KB) into the page.
-    pub fn upper(self) -> &'static str {
-        match self {
-            Synchronous::Full => "FULL",
-            Synchronous::Normal => "NORMAL",
-            Synchronous::Off => "OFF",
-        }
-    }
-}
+use crate::protocol::vocab::{Role, Stop, Synchronous};
 
 /// SQLite's automatic checkpoint (`wal_autocheckpoint`): once a database's WAL holds this many pages.
 pub const AUTOCHECKPOINT_PAGES: u32 = 1000;
