@@ -52,9 +52,14 @@ test('every level is won by following the hints alone, in exactly the par the CL
     await expect(page.getByTestId(`level-${id}`)).toHaveAttribute('aria-current', 'page');
     await page.getByTestId('level-bet-skip').click();
     if (typeof pars[id] === 'object') {
-      // The protocol: the first hint says nothing breaks it, with the proof's count.
+      // The protocol: no hint gives the proof away before the reader's first move; after it, the hint says
+      // nothing breaks it from there, with the states it checked (the proof's own count is *I give up*'s test).
       await page.getByTestId('level-hint').click();
-      await expect(page.getByTestId('level-hint-text')).toContainText(`${pars[id].states} states`);
+      await expect(page.getByTestId('level-hint-text')).toHaveText('Make a first move: the hint then searches from where you stand.');
+      await page.getByTestId('advance-A').click();
+      await page.getByTestId('level-hint').click();
+      await expect(page.getByTestId('level-hint-text'))
+        .toHaveText(/^Nothing within this level's bounds breaks it from here any more \(\d+ states checked\)/);
       await page.context().close();
       continue;
     }
@@ -222,6 +227,10 @@ test('a level in Chinese: its claim, hints and verdict in the article\'s words; 
   while (await page.getByTestId('level-win').count() === 0) await followHint(page);
   await expect(page.getByTestId('level-win')).toContainText('正好是标准杆');
   await expect(page.getByTestId('level-win')).not.toContainText('Broken');
+  // Every link between levels keeps the page's language, whatever the browser's.
+  await expect(page.getByTestId('level-next')).toHaveAttribute('href', '?level=3&lang=zh');
+  await expect(page.getByTestId('level-dedupe-only')).toHaveAttribute('href', '?level=2&lang=zh');
+  await expect(page.getByTestId('level-leave')).toHaveAttribute('href', './?lang=zh');
 
   const unknown = await open(`${dist.url}?level=99`, VIEW);
   await expect(unknown.getByTestId('level-error')).toHaveText('There is no level 99: the levels are 1–8.');
@@ -237,5 +246,17 @@ test('a level embeds in an article: Copy embed code writes level=, and the embed
   await expect(embed.getByTestId('mode-select')).toHaveCount(0);
   await embed.getByTestId('level-bet-skip').click();
   while (await embed.getByTestId('level-win').count() === 0) await followHint(embed);
-  await expect(embed.getByTestId('level-next')).toHaveAttribute('href', '?embed&level=4');
+  await expect(embed.getByTestId('level-next')).toHaveAttribute('href', '?embed&level=4&lang=en');
+});
+
+test('each level says what the reader must make happen, under the claim, in the page\'s language', async ({ dist, open }) => {
+  const page = await openLevel(open, `${dist.url}?level=2`);
+  await expect(page.getByTestId('level-goal')).toHaveText('Your goal: Make the consumer apply A2 before A1, with no event duplicated.');
+  const zh = await openLevel(open, `${dist.url}?level=2&lang=zh`);
+  await expect(zh.getByTestId('level-goal')).toHaveText('你的目标: 让消费者在 A1 之前应用 A2，而且没有任何事件重复。');
+  // The goal stands between the claim and the bet, before any move.
+  const order = await zh.evaluate(() => ['level-claim', 'level-goal', 'level-bet-hold']
+    .map((id) => document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect().top));
+  expect(order[0]).toBeLessThan(order[1]);
+  expect(order[1]).toBeLessThan(order[2]);
 });

@@ -176,6 +176,14 @@ fn a_bad_level_is_refused_with_what_is_wrong() {
             }),
             "field `words.en`: missing field `lesson`",
         ),
+        (
+            Box::new(|v| v["words"]["en"]["goal"] = json!(" ")),
+            "field `words.en`: field `goal` is empty",
+        ),
+        (
+            Box::new(|v| v["words"]["zh"]["goal"] = json!(7)),
+            "field `words.zh`: field `goal` must be a string",
+        ),
     ];
     for (edit, want) in cases {
         let mut v = good.clone();
@@ -194,6 +202,28 @@ fn a_bad_level_is_refused_with_what_is_wrong() {
         .contains("not valid JSON"));
 }
 
+/// Every level says what the reader must make happen, in both languages: one sentence, in the imperative.
+#[test]
+fn every_level_has_a_goal_in_words() {
+    for file in level_files() {
+        let level = outbox_core::levels::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for (lang, w) in [("en", &level.en), ("zh", &level.zh)] {
+            let goal = w
+                .goal
+                .as_deref()
+                .unwrap_or_else(|| panic!("{}: no {lang} goal", file.display()));
+            let opening = if lang == "en" { "Make " } else { "" };
+            assert!(goal.starts_with(opening), "{}: {goal}", file.display());
+            assert_eq!(
+                goal.matches(['.', '。']).count(),
+                1,
+                "{}: one sentence: {goal}",
+                file.display()
+            );
+        }
+    }
+}
+
 /// The Chinese words use the article's words: no Latin word but those it keeps (`KEPT`), no glossary synonym.
 #[test]
 fn the_chinese_words_keep_only_the_articles_latin_words() {
@@ -201,9 +231,11 @@ fn the_chinese_words_keep_only_the_articles_latin_words() {
     for file in level_files() {
         let level = outbox_core::levels::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let w = &level.zh;
+        let goal = w.goal.clone().unwrap_or_default();
         for text in [
             &w.title,
             &w.claim,
+            &goal,
             &w.bet_hold,
             &w.bet_break,
             &w.win,

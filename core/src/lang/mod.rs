@@ -20,6 +20,14 @@ impl Lang {
         }
     }
 
+    /// As an address names it (`lang=zh`).
+    pub fn address(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
     pub fn from_tag(tag: &str) -> Option<Lang> {
         let tag = tag.to_ascii_lowercase();
         if tag.starts_with("zh") {

@@ -26,6 +26,9 @@ pub struct Words {
     pub title: String,
     /// The claim the reader bets on and tries to break ("this consumer never runs a flow backwards").
     pub claim: String,
+    /// What the reader must make happen, in one sentence ("Make the consumer apply A2 before A1"). Optional
+    /// only so that a challenge link made before goals existed still opens; every level file has one.
+    pub goal: Option<String>,
     /// The bet's two answers, in the level's words.
     pub bet_hold: String,
     pub bet_break: String,
@@ -228,13 +231,25 @@ fn required<T>(
     })
 }
 
-const WORDS: [&str; 6] = ["title", "claim", "bet_hold", "bet_break", "win", "lesson"];
+const WORDS: [&str; 7] = [
+    "title",
+    "claim",
+    "goal",
+    "bet_hold",
+    "bet_break",
+    "win",
+    "lesson",
+];
 
 fn language(raw: Value) -> Result<Words, String> {
     let mut f = Fields::new(raw)?;
     if let Some(other) = f.unknown(&WORDS) {
         return Err(format!("unknown field `{}`", short_str(other)));
     }
+    let goal = match f.has("goal") {
+        true => Some(f.string("goal")?),
+        false => None,
+    };
     let mut text = |name: &str| -> Result<String, String> {
         let s = required(&mut f, name, |f| f.string(name))?;
         match s.trim().chars().count() {
@@ -246,6 +261,16 @@ fn language(raw: Value) -> Result<Words, String> {
     Ok(Words {
         title: text("title")?,
         claim: text("claim")?,
+        goal: match goal {
+            Some(g) if g.trim().is_empty() => return Err("field `goal` is empty".into()),
+            Some(g) if g.chars().count() > 600 => {
+                return Err(format!(
+                    "field `goal` is {} characters; at most 600",
+                    g.chars().count()
+                ))
+            }
+            goal => goal,
+        },
         bet_hold: text("bet_hold")?,
         bet_break: text("bet_break")?,
         win: text("win")?,

@@ -164,7 +164,11 @@ impl Game {
         match act {
             Act::Started(answer) => {
                 // A hint asked at the start before the search was done is this answer.
-                if let Some(h) = self.hint.as_mut().filter(|h| h.history.is_empty()) {
+                if let Some(h) = self
+                    .hint
+                    .as_mut()
+                    .filter(|h| h.history.is_empty() && h.answer == Answer::Searching)
+                {
                     h.answer = answer.clone();
                 }
                 self.start = answer;
@@ -221,7 +225,9 @@ impl Game {
         // Nothing breaks it from the start: then nothing does from any position after it, which the proof's
         // states already cover (the protocol's hint would otherwise be a whole proof again, 1.4 s in Chromium).
         let proven = matches!(self.start, Answer::Found(Reply::Safe { .. }));
-        let answer = if history.is_empty() || proven {
+        let answer = if self.level.unbreakable && history.is_empty() {
+            Answer::Withheld
+        } else if history.is_empty() || proven {
             self.start.clone()
         } else {
             Answer::Searching

@@ -43,6 +43,13 @@ impl Ctx {
         self.words.tf(self.model.lang, key, args)
     }
 
+    /// A level's address in this view and the page's language (`?embed&level=4&lang=zh`): a link between
+    /// levels keeps both.
+    pub fn level_href(&self, n: usize) -> String {
+        let embed = if self.embed { "embed&" } else { "" };
+        format!("?{embed}level={n}&lang={}", self.model.lang.address())
+    }
+
     /// A callback that dispatches the act `make` builds from its event.
     pub fn on<E: 'static>(&self, make: impl Fn(E) -> Act + 'static) -> Callback<E> {
         let panel = self.panel.clone();
@@ -54,6 +61,9 @@ impl Ctx {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     Searching,
+    /// Not searched: on the unbreakable level the answer from the start is the proof, which a hint before the
+    /// reader's first move would give away.
+    Withheld,
     Found(Reply),
     Failed(String),
 }

@@ -29,6 +29,9 @@ pub fn panel(ctx: &Ctx, g: &Game) -> Html {
             { list(ctx, g, &progress) }
             <h2 id="level-h"><span class="level-number">{ heading }</span>{ " " }{ &words.title }</h2>
             <p class="claim" data-testid="level-claim"><strong>{ ctx.t("claim") }{ ": " }</strong>{ &words.claim }</p>
+            if let Some(goal) = &words.goal {
+                <p class="goal" data-testid="level-goal"><strong>{ ctx.t("goal") }{ ": " }</strong>{ goal }</p>
+            }
             { bet(ctx, g, words) }
             { moves(ctx, g) }
             { hint(ctx, g) }
@@ -45,11 +48,10 @@ pub fn panel(ctx: &Ctx, g: &Game) -> Html {
 /// The levels, each with whether it is solved and its best count.
 fn list(ctx: &Ctx, g: &Game, progress: &Progress) -> Html {
     let lang = ctx.model.lang;
-    let embed = if ctx.embed { "embed&" } else { "" };
     html! {
         <nav class="level-list" data-testid="level-list" aria-label={ctx.t("list")}>
             if !ctx.embed {
-                <a href="./" class="leave" data-testid="level-leave">{ ctx.t("leave") }</a>
+                <a href={format!("./?lang={}", lang.address())} class="leave" data-testid="level-leave">{ ctx.t("leave") }</a>
             }
             <ol>
             { for g.list.iter().enumerate().map(|(i, (id, title))| {
@@ -60,7 +62,7 @@ fn list(ctx: &Ctx, g: &Game, progress: &Progress) -> Html {
                 html! {
                     <li>
                         <a data-testid={format!("level-{id}")} data-solved={record.solved.to_string()}
-                            href={format!("?{embed}level={}", i + 1)} aria-current={current.then_some("page")}
+                            href={ctx.level_href(i + 1)} aria-current={current.then_some("page")}
                             title={title.clone()} lang={(lang == Lang::Zh).then_some("en")}>
                             { format!("{mark}{}", i + 1) }
                             if record.solved { <span class="sr-only">{ format!(" {}", ctx.t("solved")) }</span> }
@@ -252,6 +254,7 @@ fn hint(ctx: &Ctx, g: &Game) -> Html {
     let lang = ctx.model.lang;
     let (stage, text, next) = match &h.answer {
         Answer::Searching => (0, ctx.t("hint.searching"), None),
+        Answer::Withheld => (0, ctx.t("hint.first_move"), None),
         Answer::Failed(e) => (
             0,
             ctx.tf("hint.failed", &[&crate::ui::i18n::message(lang, e)]),
@@ -319,10 +322,10 @@ fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
         Some(Bet::Break(p)) => Some(ctx.tf("bet.wrong.break", &[p.name(), v.property.name()])),
         _ => None,
     };
-    let next = g.number.filter(|n| *n < g.list.len()).map(|n| {
-        let embed = if ctx.embed { "embed&" } else { "" };
-        format!("?{embed}level={}", n + 1)
-    });
+    let next = g
+        .number
+        .filter(|n| *n < g.list.len())
+        .map(|n| ctx.level_href(n + 1));
     html! {
         <div class={classes!("level-win", (!ours).then_some("other"))} role="status" data-testid="level-win"
             data-property={v.property.name()} data-step={step.to_string()} data-moves={moves.to_string()}
@@ -358,7 +361,7 @@ fn proof(ctx: &Ctx, g: &Game) -> Html {
     }
     let lang = ctx.model.lang;
     let (text, states, quote) = match &g.start {
-        Answer::Searching => (ctx.t("proof.searching"), None, None),
+        Answer::Searching | Answer::Withheld => (ctx.t("proof.searching"), None, None),
         Answer::Failed(e) => (
             ctx.tf("hint.failed", &[&crate::ui::i18n::message(lang, e)]),
             None,

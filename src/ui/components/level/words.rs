@@ -36,7 +36,15 @@ impl Words {
     pub fn challenge(&self) -> Value {
         let lang = |lang| {
             let mut o = Map::new();
-            for key in ["title", "claim", "bet_hold", "bet_break", "win", "lesson"] {
+            for key in [
+                "title",
+                "claim",
+                "goal",
+                "bet_hold",
+                "bet_break",
+                "win",
+                "lesson",
+            ] {
                 o.insert(key.into(), self.t(lang, &format!("challenge.{key}")).into());
             }
             Value::Object(o)
