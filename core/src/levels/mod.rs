@@ -231,7 +231,8 @@ fn required<T>(
     })
 }
 
-const WORDS: [&str; 7] = [
+/// A level's words in one language, by field (a challenge's are the page's `challenge.*` words).
+pub const WORDS: [&str; 7] = [
     "title",
     "claim",
     "goal",

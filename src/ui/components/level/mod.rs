@@ -119,69 +119,67 @@ pub fn LevelPanel(props: &Props) -> Html {
         Panel::Ready(g) => Some(g),
         _ => None,
     };
+    // The effects read the game from the handle, which holds the state of the render they follow.
+    let ready = |panel: &UseReducerHandle<Panel>| match &**panel {
+        Panel::Ready(g) => Some(g.clone()),
+        _ => None,
+    };
     {
         // The game's first moments: the level's worker starts on the search from the start (the par, or the
         // proof), so that a reader's first hint finds it done.
         let (panel, hinter) = (panel.clone(), hinter.clone());
-        let config = game.map(|g| g.level.config.clone());
-        use_effect_with(config.is_some(), move |&open| {
-            if let (true, Some(config)) = (open, config) {
-                match Hinter::start() {
-                    Ok(h) => {
-                        let panel = panel.clone();
-                        h.ask(&config, &[], move |reply| {
-                            panel.dispatch(Act::Started(answer_of(reply)))
-                        });
-                        *hinter.borrow_mut() = Some(h);
-                    }
-                    Err(e) => panel.dispatch(Act::Started(Answer::Failed(e))),
+        use_effect_with(game.is_some(), move |&open| {
+            let Some(g) = ready(&panel).filter(|_| open) else {
+                return;
+            };
+            match Hinter::start() {
+                Ok(h) => {
+                    let panel = panel.clone();
+                    h.ask(&g.level.config, &[], move |reply| {
+                        panel.dispatch(Act::Started(answer_of(reply)))
+                    });
+                    *hinter.borrow_mut() = Some(h);
                 }
+                Err(e) => panel.dispatch(Act::Started(Answer::Failed(e))),
             }
         });
     }
     {
         // A hint at a new position: the worker searches from there.
         let (panel, hinter) = (panel.clone(), hinter.clone());
-        let config = game.map(|g| g.level.config.clone());
         use_effect_with(game.and_then(|g| g.searching()), move |searching| {
-            if let (Some(history), Some(config)) = (searching.clone(), config) {
-                match hinter.borrow().as_ref() {
-                    Some(h) => {
-                        let asked = history.clone();
-                        h.ask(&config, &history, move |reply| {
-                            panel.dispatch(Act::Hinted(asked, answer_of(reply)))
-                        });
-                    }
-                    None => panel.dispatch(Act::Hinted(
-                        history,
-                        Answer::Failed("the level's worker is not running".into()),
-                    )),
+            let (Some(history), Some(g)) = (searching.clone(), ready(&panel)) else {
+                return;
+            };
+            match hinter.borrow().as_ref() {
+                Some(h) => {
+                    let asked = history.clone();
+                    h.ask(&g.level.config, &history, move |reply| {
+                        panel.dispatch(Act::Hinted(asked, answer_of(reply)))
+                    });
                 }
+                None => panel.dispatch(Act::Hinted(
+                    history,
+                    Answer::Failed("the level's worker is not running".into()),
+                )),
             }
         });
     }
     {
         // The player shows the reader's history, once per change of it; a break is circled on the diagram and
         // a win of the level's property kept.
-        let model = model.clone();
-        let shown = game.map(|g| {
-            (
-                g.at.clone(),
-                g.prelude(),
-                g.level.property,
-                g.level.id.clone(),
-            )
-        });
+        let (model, panel) = (model.clone(), panel.clone());
         use_effect_with(game.map(|g| g.moved), move |_| {
-            if let Some((at, prelude, property, id)) = shown {
-                model.act(Command::Load(Box::new(at.trace)));
-                if let Some(v) = at.broken {
-                    let moves = at.history.len();
-                    if v.property == property {
-                        store::update(|p| p.record_win(&id, moves as u32));
-                    }
-                    model.dispatch(Action::MarkBroken(Some(prelude + moves - 1)));
+            let Some(g) = ready(&panel) else {
+                return;
+            };
+            model.act(Command::Load(Box::new(g.at.trace.clone())));
+            if let Some(v) = &g.at.broken {
+                let moves = g.at.history.len();
+                if v.property == g.level.property {
+                    store::update(|p| p.record_win(&g.level.id, moves as u32));
                 }
+                model.dispatch(Action::MarkBroken(Some(g.prelude() + moves - 1)));
             }
         });
     }

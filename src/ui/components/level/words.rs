@@ -36,15 +36,7 @@ impl Words {
     pub fn challenge(&self) -> Value {
         let lang = |lang| {
             let mut o = Map::new();
-            for key in [
-                "title",
-                "claim",
-                "goal",
-                "bet_hold",
-                "bet_break",
-                "win",
-                "lesson",
-            ] {
+            for key in outbox_core::levels::WORDS {
                 o.insert(key.into(), self.t(lang, &format!("challenge.{key}")).into());
             }
             Value::Object(o)
