@@ -15,7 +15,8 @@ WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |
 say() { printf '[setup] %s (at %d s)\n' "$*" "$SECONDS"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+# A background download is waited for whatever way the script ends (killing dpkg halfway would be worse).
+trap 'wait; rm -rf "$logs"' EXIT
 
 apt_missing=()
 command -v clang >/dev/null || apt_missing+=(clang)
@@ -35,6 +36,8 @@ command -v xvfb-run >/dev/null || engines_missing+=(xvfb xauth)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || engines_missing+=(fonts-noto-cjk)
 apt_job=
 if ((${#apt_missing[@]} + ${#engines_missing[@]})); then
+  # sudo asks for its password here, not in the background where cargo's output would bury the prompt.
+  [ "$(id -u)" = 0 ] || sudo -v
   say "apt-get install ${apt_missing[*]} ${engines_missing[*]} (in the background)"
   (
     as_root apt-get update -qq
@@ -93,6 +96,8 @@ if [ "$(geckodriver --version 2>/dev/null | awk 'NR == 1 {print $2}')" != "$GECK
   say "cargo install geckodriver $GECKODRIVER_VERSION"
   tools --locked geckodriver --version "$GECKODRIVER_VERSION" --force
 fi
+# The tools' shared build directory served its one run.
+rm -rf target/tools
 
 # The background jobs, each waited for and its log shown when it failed.
 wait_for() {
