@@ -55,7 +55,7 @@ test('every level is won by following the hints alone, in exactly the par the CL
       // The protocol: no hint gives the proof away before the reader's first move; after it, the hint says
       // nothing breaks it from there, with the states it checked (the proof's own count is *I give up*'s test).
       await page.getByTestId('level-hint').click();
-      await expect(page.getByTestId('level-hint-text')).toHaveText('Make a first move: the hint then searches from where you stand.');
+      await expect(page.getByTestId('level-hint-text')).toHaveText('Make a first move: the hint then answers from where you stand.');
       await page.getByTestId('advance-A').click();
       await page.getByTestId('level-hint').click();
       await expect(page.getByTestId('level-hint-text'))

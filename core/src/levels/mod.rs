@@ -247,10 +247,7 @@ fn language(raw: Value) -> Result<Words, String> {
     if let Some(other) = f.unknown(&WORDS) {
         return Err(format!("unknown field `{}`", short_str(other)));
     }
-    let goal = match f.has("goal") {
-        true => Some(f.string("goal")?),
-        false => None,
-    };
+    let has_goal = f.has("goal");
     let mut text = |name: &str| -> Result<String, String> {
         let s = required(&mut f, name, |f| f.string(name))?;
         match s.trim().chars().count() {
@@ -262,16 +259,7 @@ fn language(raw: Value) -> Result<Words, String> {
     Ok(Words {
         title: text("title")?,
         claim: text("claim")?,
-        goal: match goal {
-            Some(g) if g.trim().is_empty() => return Err("field `goal` is empty".into()),
-            Some(g) if g.chars().count() > 600 => {
-                return Err(format!(
-                    "field `goal` is {} characters; at most 600",
-                    g.chars().count()
-                ))
-            }
-            goal => goal,
-        },
+        goal: if has_goal { Some(text("goal")?) } else { None },
         bet_hold: text("bet_hold")?,
         bet_break: text("bet_break")?,
         win: text("win")?,

@@ -55,6 +55,7 @@ pub enum Command {
         dir: String,
     },
     /// Run isolation-tester specs on real connections, printed as PostgreSQL's isolationtester prints them
+    #[command(allow_negative_numbers = true)]
     Interleave(Interleave),
     /// Kill a real worker process at each of the ten commit boundaries and check what survived
     CrashReal(CrashReal),
@@ -371,10 +372,12 @@ fn refuse(e: &clap::Error, args: &[String]) -> ExitCode {
             .trim_end_matches('>')
             .to_owned()
     };
-    let sub = Cli::command()
+    // The first word that names a subcommand, where it stands (a flag's value may spell one later).
+    let names: Vec<String> = Cli::command()
         .get_subcommands()
         .map(|c| c.get_name().to_owned())
-        .find(|name| args.iter().any(|a| a == name));
+        .collect();
+    let sub = args.iter().find(|a| names.contains(a)).cloned();
     let help = match &sub {
         Some(name) => format!("experiments {name} --help"),
         None => "experiments --help".to_owned(),
@@ -412,7 +415,7 @@ fn refuse(e: &clap::Error, args: &[String]) -> ExitCode {
             .map(ToString::to_string)
             .unwrap_or_else(|| e.to_string()),
         MissingRequiredArgument => {
-            format!("{} is required; see {help}", text(ContextKind::InvalidArg))
+            format!("{} is required; see {help}", flag(ContextKind::InvalidArg))
         }
         _ => e
             .to_string()

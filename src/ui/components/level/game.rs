@@ -189,12 +189,8 @@ impl Game {
                 (self.hint, self.gave_up) = (None, false);
                 self.moved();
             }
-            Act::PlayerAt(pos) => {
-                let at = self.prelude() + self.at.history.len();
-                if pos < at {
-                    self.act(Act::Back(pos.saturating_sub(self.prelude())));
-                }
-            }
+            // `reduce` passes it on only when the player stands before the game's last move.
+            Act::PlayerAt(pos) => self.act(Act::Back(pos.saturating_sub(self.prelude()))),
             Act::Hint => self.hint(),
             Act::Hinted(history, answer) => {
                 if let Some(h) = self.hint.as_mut().filter(|h| h.history == history) {

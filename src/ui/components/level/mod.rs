@@ -158,9 +158,13 @@ pub fn LevelPanel(props: &Props) -> Html {
                         panel.dispatch(Act::Hinted(asked, answer_of(reply)))
                     });
                 }
+                // The worker did not start: its own failure, said again.
                 None => panel.dispatch(Act::Hinted(
                     history,
-                    Answer::Failed("the level's worker is not running".into()),
+                    match &g.start {
+                        Answer::Failed(e) => Answer::Failed(e.clone()),
+                        _ => Answer::Failed("the level's worker is not running".into()),
+                    },
                 )),
             }
         });
@@ -179,7 +183,7 @@ pub fn LevelPanel(props: &Props) -> Html {
                 if v.property == g.level.property {
                     store::update(|p| p.record_win(&g.level.id, moves as u32));
                 }
-                model.dispatch(Action::MarkBroken(Some(g.prelude() + moves - 1)));
+                model.dispatch(Action::MarkBroken((g.prelude() + moves).checked_sub(1)));
             }
         });
     }
