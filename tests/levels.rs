@@ -417,7 +417,8 @@ fn the_protocols_level_is_safe_from_anywhere() {
     assert_eq!(
         play.hint().unwrap(),
         Hint::Safe {
-            states: search.counts().states
+            states: search.counts().states,
+            transitions: search.counts().transitions
         }
     );
     for _ in 0..3 {
@@ -425,7 +426,7 @@ fn the_protocols_level_is_safe_from_anywhere() {
         play.make(m).unwrap();
     }
     assert!(
-        matches!(play.hint().unwrap(), Hint::Safe { states } if states < search.counts().states)
+        matches!(play.hint().unwrap(), Hint::Safe { states, .. } if states < search.counts().states)
     );
 }
 
@@ -461,4 +462,115 @@ fn a_game_takes_only_the_moves_it_offers() {
     assert!(play.broken().is_none() && !play.moves().is_empty());
     assert_eq!(play.trace().steps.len(), 1);
     assert_eq!(won.steps.len(), 3);
+}
+
+/// The code under attack is the statements the level's processes run: the producer's on the levels that attack
+/// it, the relay's and the apply's everywhere, the reader's rule as its SQL; and a move's own statements light
+/// the lines it ran, the exit marking where it cut them.
+#[test]
+fn the_code_under_attack_is_what_the_levels_processes_run() {
+    use outbox_core::checker::{Action, Move};
+    use outbox_core::levels::code::{Code, Kind};
+    use outbox_core::protocol::{Boundary, Location};
+    use outbox_core::trace::Session;
+    let all = levels();
+    let kinds = |id: &str| -> Vec<&'static str> {
+        let level = all.iter().find(|l| l.id == id).unwrap();
+        let code = Code::of(&level.config).unwrap();
+        code.blocks.iter().map(|b| b.kind.name()).collect()
+    };
+    assert_eq!(
+        kinds("dual-write"),
+        ["produce", "unsafe_produce", "relay", "apply"]
+    );
+    // The dedupe-only consumer applies as it receives: its apply runs nothing.
+    assert_eq!(kinds("dedupe-only"), ["relay"]);
+    assert_eq!(kinds("arrival-queue"), ["relay", "rule", "apply"]);
+    assert_eq!(kinds("power-normal"), ["produce", "relay", "apply"]);
+
+    let sqls = |b: &outbox_core::levels::code::Block| -> Vec<String> {
+        b.lines.iter().map(|l| l.sql.clone()).collect()
+    };
+    let dual = all.iter().find(|l| l.id == "dual-write").unwrap();
+    let code = Code::of(&dual.config).unwrap();
+    // The wrong way commits the state and never writes the outbox row; the right way writes both before COMMIT.
+    let unsafe_lines = sqls(code.block(Kind::UnsafeProduce).unwrap());
+    assert!(unsafe_lines
+        .iter()
+        .any(|l| l.starts_with("INSERT INTO flow")));
+    assert!(!unsafe_lines
+        .iter()
+        .any(|l| l.starts_with("INSERT INTO outbox")));
+    let safe = sqls(code.block(Kind::Produce).unwrap());
+    let outbox = safe
+        .iter()
+        .position(|l| l.starts_with("INSERT INTO outbox"))
+        .unwrap();
+    assert_eq!(safe.last().map(String::as_str), Some("COMMIT"));
+    assert!(outbox < safe.len() - 1);
+
+    let rule = all.iter().find(|l| l.id == "arrival-queue").unwrap();
+    let code = Code::of(&rule.config).unwrap();
+    let text = rule.config.rule.as_ref().unwrap().sql().to_owned();
+    assert_eq!(
+        sqls(code.block(Kind::Rule).unwrap()).join("\n"),
+        text.trim_end()
+    );
+
+    // The strict consumer: projection, effect and applied mark between one BEGIN and its COMMIT.
+    let strict = all.iter().find(|l| l.id == "strict").unwrap();
+    let code = Code::of(&strict.config).unwrap();
+    let apply = sqls(code.block(Kind::Apply).unwrap());
+    assert_eq!(apply.first().map(String::as_str), Some("BEGIN IMMEDIATE"));
+    assert_eq!(apply.last().map(String::as_str), Some("COMMIT"));
+    for table in [
+        "INSERT INTO projection",
+        "INSERT INTO effect",
+        "UPDATE inbox SET state='applied'",
+    ] {
+        assert!(
+            apply.iter().any(|l| l.starts_with(table)),
+            "{table} in {apply:?}"
+        );
+    }
+
+    // A move that exits after the effect: it ran the apply up to the applied mark, and the cut is there.
+    let mut session = Session::create(&Location::memory(), strict.config.setup()).unwrap();
+    session.set_sql_logging(true);
+    let a1 = outbox_core::checker::config::Ev { flow: 0, seq: 1 };
+    let made = |action| Move {
+        action,
+        crash: None,
+    };
+    // The producer is not under attack on this level: its move lights nothing; the relay lights its lines.
+    let produce = made(Action::Advance(a1));
+    let report = session.step(&produce.step(&strict.config));
+    assert_eq!(code.ran(&produce, &report.sql), Default::default());
+    let relay = made(Action::Relay(a1));
+    let report = session.step(&relay.step(&strict.config));
+    let ran = code.ran(&relay, &report.sql);
+    assert_eq!(ran.kind, Some(Kind::Relay));
+    assert_eq!(
+        ran.lines.len(),
+        code.block(Kind::Relay).unwrap().lines.len()
+    );
+    assert_eq!(ran.cut, None);
+    let exit = Move {
+        action: Action::Apply(0),
+        crash: Some(Boundary::ApplyAfterEffect),
+    };
+    let report = session.step(&exit.step(&strict.config));
+    let ran = code.ran(&exit, &report.sql);
+    assert_eq!(ran.kind, Some(Kind::Apply));
+    let cut = ran.cut.expect("the exit cut the apply");
+    assert!(
+        apply[cut].starts_with("UPDATE inbox SET state='applied'"),
+        "{}",
+        apply[cut]
+    );
+    assert!(
+        !ran.lines.contains(&(apply.len() - 1)),
+        "COMMIT did not run"
+    );
+    assert!(ran.lines.contains(&0));
 }

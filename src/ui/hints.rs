@@ -28,8 +28,9 @@ pub enum Reply {
         next: Move,
         moves: usize,
     },
-    /// Nothing within the bounds breaks a property from here: `states` states, all checked.
-    Safe { states: u64 },
+    /// Nothing within the bounds breaks a property from here: `states` states and `transitions` moves, all
+    /// checked.
+    Safe { states: u64, transitions: u64 },
 }
 
 /// A job's text: the configuration's query, then the job's number and the moves as hex codes ([`Move::code`]).
@@ -84,7 +85,13 @@ pub fn answer(config: Config, history: &[Move]) -> Result<Reply, String> {
             next,
             moves,
         },
-        Hint::Safe { states } => Reply::Safe { states },
+        Hint::Safe {
+            states,
+            transitions,
+        } => Reply::Safe {
+            states,
+            transitions,
+        },
     })
 }
 
@@ -123,9 +130,13 @@ pub fn hint_in_worker(job: &str) {
                 ("moves", JsValue::from_f64(moves as f64)),
             ]);
         }
-        Ok(Reply::Safe { states }) => fields.extend([
+        Ok(Reply::Safe {
+            states,
+            transitions,
+        }) => fields.extend([
             ("kind", "safe".into()),
             ("states", JsValue::from_f64(states as f64)),
+            ("transitions", JsValue::from_f64(transitions as f64)),
         ]),
         Err(message) => fields.extend([("kind", "failed".into()), ("message", message.into())]),
     }
@@ -154,6 +165,7 @@ fn read_reply(o: &JsValue) -> Result<Reply, String> {
         }
         "safe" => Reply::Safe {
             states: number("states") as u64,
+            transitions: number("transitions") as u64,
         },
         _ => {
             let message = text("message");

@@ -21,8 +21,9 @@ pub enum Hint {
         /// The whole history from the start, the reader's moves and the hint's (the win's trace).
         trace: Trace,
     },
-    /// Nothing within the bounds breaks a property from here: every state reachable was checked.
-    Safe { states: u64 },
+    /// Nothing within the bounds breaks a property from here: every state reachable was checked, over
+    /// `transitions` moves (`experiments check`'s counts on the same bounds, from the start).
+    Safe { states: u64, transitions: u64 },
 }
 
 /// A game in progress: the reader's moves so far, the state they lead to and the moves offered there.
@@ -150,6 +151,7 @@ impl Play {
             }
             Some(Verdict::Holds) => Hint::Safe {
                 states: search.counts().states,
+                transitions: search.counts().transitions,
             },
             None => return Err("the hint's search is not done".into()),
         })

@@ -9,6 +9,7 @@ use crate::protocol::{Synchronous, WriteMode};
 use serde_json::Value;
 
 mod bundle;
+pub mod code;
 mod progress;
 pub use bundle::{
     bundle, challenge, from_link, read_bundle, to_link, Bundle, BUNDLE_FORMAT, LINK_KEY,

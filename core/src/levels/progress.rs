@@ -13,15 +13,18 @@ pub const PROGRESS_FORMAT: &str = "outbox-playground-progress/1";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bet {
     Hold,
+    /// It breaks, the property left open.
+    Breaks,
     Break(Property),
     Skip,
 }
 
 impl Bet {
-    /// `hold`, `break:<property>` or `skip`.
+    /// `hold`, `break`, `break:<property>` or `skip`.
     pub fn name(&self) -> String {
         match self {
             Bet::Hold => "hold".into(),
+            Bet::Breaks => "break".into(),
             Bet::Break(p) => format!("break:{}", p.name()),
             Bet::Skip => "skip".into(),
         }
@@ -30,8 +33,20 @@ impl Bet {
     pub fn from_name(text: &str) -> Option<Bet> {
         match text {
             "hold" => Some(Bet::Hold),
+            "break" => Some(Bet::Breaks),
             "skip" => Some(Bet::Skip),
             _ => Property::from_name(text.strip_prefix("break:")?).map(Bet::Break),
+        }
+    }
+
+    /// Whether the bet is right of a level that breaks `breaks` (or holds, when `None`); a skipped bet is
+    /// neither.
+    pub fn right(&self, breaks: Option<Property>) -> Option<bool> {
+        match (self, breaks) {
+            (Bet::Skip, _) => None,
+            (Bet::Hold, b) => Some(b.is_none()),
+            (Bet::Breaks, b) => Some(b.is_some()),
+            (Bet::Break(p), b) => Some(b == Some(*p)),
         }
     }
 }
@@ -43,6 +58,9 @@ pub struct Record {
     /// The fewest moves the reader broke it in.
     pub best: Option<u32>,
     pub bet: Option<Bet>,
+    /// The reader has seen whether the level breaks (a win, or the answer of *I give up*): only then is the bet
+    /// counted, so that the count never gives an answer away.
+    pub revealed: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -96,6 +114,9 @@ impl Progress {
                 if let Some(bet) = r.bet {
                     o.insert("bet".into(), bet.name().into());
                 }
+                if r.revealed {
+                    o.insert("revealed".into(), true.into());
+                }
                 (id.clone(), Value::Object(o))
             })
             .collect();
@@ -113,11 +134,36 @@ impl Progress {
                 (a, b) => a.or(b),
             };
             mine.bet = theirs.bet.or(mine.bet);
+            mine.revealed |= theirs.revealed;
         }
+    }
+
+    /// The bets placed (not skipped) on the levels `truth` names, by id with what each breaks (`None`: it
+    /// holds), whose answer the reader has seen, and how many of them were right: `(right, decided)`.
+    pub fn bets(&self, truth: &[(String, Option<Property>)]) -> (usize, usize) {
+        truth
+            .iter()
+            .filter_map(|(id, breaks)| {
+                let r = self.levels.get(id).filter(|r| r.solved || r.revealed)?;
+                r.bet?.right(*breaks)
+            })
+            .fold((0, 0), |(right, placed), r| {
+                (right + r as usize, placed + 1)
+            })
     }
 
     pub fn record_bet(&mut self, id: &str, bet: Bet) {
         self.levels.entry(id.to_owned()).or_default().bet = Some(bet);
+    }
+
+    /// The reader has seen whether the level breaks.
+    pub fn record_revealed(&mut self, id: &str) {
+        self.levels.entry(id.to_owned()).or_default().revealed = true;
+    }
+
+    /// Solved without a count of moves: the unbreakable level, its proof confirming the reader's bet.
+    pub fn record_solved(&mut self, id: &str) {
+        self.levels.entry(id.to_owned()).or_default().solved = true;
     }
 
     /// A win in `moves` moves.
@@ -130,10 +176,11 @@ impl Progress {
 
 fn record(raw: Value) -> Result<Record, String> {
     let mut f = Fields::new(raw)?;
-    if let Some(other) = f.unknown(&["solved", "best", "bet"]) {
+    if let Some(other) = f.unknown(&["solved", "best", "bet", "revealed"]) {
         return Err(format!("unknown field `{}`", short_str(other)));
     }
     let solved = f.has("solved") && f.bool("solved")?;
+    let revealed = f.has("revealed") && f.bool("revealed")?;
     let best = match f.take("best") {
         None => None,
         Some(Value::Number(n)) => Some(
@@ -153,7 +200,7 @@ fn record(raw: Value) -> Result<Record, String> {
         None => None,
         Some(Value::String(s)) => Some(Bet::from_name(&s).ok_or_else(|| {
             format!(
-                "field `bet` must be `hold`, `break:<property>` or `skip`, got \"{}\"",
+                "field `bet` must be `hold`, `break`, `break:<property>` or `skip`, got \"{}\"",
                 short_str(&s)
             )
         })?),
@@ -164,5 +211,10 @@ fn record(raw: Value) -> Result<Record, String> {
             ))
         }
     };
-    Ok(Record { solved, best, bet })
+    Ok(Record {
+        solved,
+        best,
+        bet,
+        revealed,
+    })
 }

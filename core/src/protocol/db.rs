@@ -39,6 +39,10 @@ pub type ExitHook = fn() -> !;
 pub struct SqlLine {
     pub db: Role,
     pub sql: String,
+    /// The statement as the code writes it, before its values are inlined (empty for a note): what the
+    /// level's code under attack matches a move's statements by.
+    #[serde(skip)]
+    pub template: String,
 }
 
 /// Opens a connection to the shared in-memory database `uri` (`file:/name?vfs=memdb`).
@@ -113,18 +117,22 @@ impl Db {
     }
 
     pub fn note(&mut self, text: String) {
+        self.push(text, String::new());
+    }
+
+    fn push(&mut self, sql: String, template: String) {
         if let Some(log) = &self.log {
             lines(log).push(SqlLine {
                 db: self.role,
-                sql: text,
+                sql,
+                template,
             });
         }
     }
 
     fn record(&mut self, sql: &str, params: &[P<'_>]) {
         if self.log.is_some() {
-            let line = render(sql, params);
-            self.note(line);
+            self.push(render(sql, params), sql.to_owned());
         }
     }
 
@@ -170,7 +178,7 @@ impl Db {
     fn control(&mut self, control: Control) -> Result<(), Stop> {
         if self.log.is_some() {
             let sql = self.conn.control_sql(control).to_owned();
-            self.note(sql);
+            self.push(sql.clone(), sql);
         }
         self.conn.control(control)
     }
