@@ -67,6 +67,30 @@ for (const width of [360, 960]) {
   });
 }
 
+for (const [file, goal] of [['article.html', 'Your goal'], ['article.zh.html', '你的目标']]) {
+  test(`the sample article (${file}) embeds two levels beside their sections, each with its goal and the code it attacks`, async ({ browser, serveDir }) => {
+    const server = await serveDir(path.join(ROOT, 'dist'));
+    const context = await browser.newContext({ viewport: { width: 960, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${server.url}${file}`);
+    for (const [id, section] of [['embed-level-3', '#order'], ['embed-level-2', '#wrong']]) {
+      const frame = page.locator(`#${id}`);
+      // Each stands in the section the level's lesson belongs to.
+      expect(await frame.evaluate((el, s) => {
+        let h = el.previousElementSibling;
+        while (h && h.tagName !== 'H2') h = h.previousElementSibling;
+        return h && `#${h.id}` === s;
+      }, section), `${id} under ${section}`).toBe(true);
+      await frame.scrollIntoViewIfNeeded();
+      const inside = page.frameLocator(`#${id}`);
+      await expect(inside.getByTestId('level-goal')).toContainText(goal, { timeout: 30_000 });
+      await expect(inside.getByTestId('level-code').locator('details[open] [data-testid="level-code-line"]').first()).toBeVisible();
+      await expect(inside.getByTestId('level-leave')).toHaveCount(0);
+    }
+    await context.close();
+  });
+}
+
 // Views whose content changes a moment after it is drawn: the experiments' checks fill in (the summary's text,
 // each line's mark), and the checker's and the experiments' sections had a 480 px placeholder height
 // (`content-visibility`) until the growing frame brought them into view. Each frame still posts one height.

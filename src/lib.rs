@@ -15,3 +15,8 @@ pub mod i18n;
 /// `prerender` feature only).
 #[cfg(any(target_arch = "wasm32", feature = "prerender"))]
 pub mod first_screen;
+
+/// The levels' index, written by `build.rs` from `levels/*.json`: `(id, section, [English title, Chinese title])`
+/// in file order. The main page's entry to the levels and the experiments' links read it without the levels.
+pub const LEVELS: &[(&str, &str, [&str; 2])] =
+    include!(concat!(env!("OUT_DIR"), "/levels_index.rs"));

@@ -134,6 +134,66 @@ fn progress_round_trips_and_merges_by_solved_best_and_latest_bet() {
     assert!(!mine.levels["strict"].solved);
 }
 
+/// The page's first load carries an index of the levels (the main page's entry): the same ids, sections and
+/// titles as the level files, in their order.
+#[test]
+fn the_pages_index_of_levels_is_the_level_files() {
+    let parsed: Vec<_> = level_texts()
+        .iter()
+        .map(|(_, text)| levels::parse(text).unwrap())
+        .collect();
+    assert_eq!(outbox_playground::LEVELS.len(), parsed.len());
+    for ((id, section, [en, zh]), level) in outbox_playground::LEVELS.iter().zip(&parsed) {
+        assert_eq!(
+            (*id, *section, *en, *zh),
+            (
+                level.id.as_str(),
+                level.section.as_str(),
+                level.en.title.as_str(),
+                level.zh.title.as_str()
+            )
+        );
+    }
+}
+
+#[test]
+fn bets_are_counted_right_against_what_each_level_does() {
+    let truth = [
+        ("dual-write".to_string(), Some(Property::NoLoss)),
+        (
+            "greater-than".to_string(),
+            Some(Property::ConsumerInvariant),
+        ),
+        ("strict".to_string(), None),
+        (
+            "effect-outside".to_string(),
+            Some(Property::ConsumerInvariant),
+        ),
+        ("skip-blocked".to_string(), Some(Property::Completion)),
+    ];
+    let mut p = Progress::default();
+    assert_eq!(p.bets(&truth), (0, 0));
+    p.record_bet("dual-write", Bet::Break(Property::NoLoss)); // right
+    p.record_bet("greater-than", Bet::Breaks); // right: the property left open
+    p.record_bet("strict", Bet::Break(Property::NoLoss)); // wrong: it holds
+    p.record_bet("effect-outside", Bet::Hold); // wrong
+    p.record_bet("skip-blocked", Bet::Skip); // not a bet
+    p.record_bet("not-a-level", Bet::Hold); // not counted
+                                            // Nothing is counted before the reader has seen the answer: the count would give it away.
+    assert_eq!(p.bets(&truth), (0, 0));
+    p.record_win("dual-write", 1);
+    p.record_win("greater-than", 4);
+    p.record_revealed("strict");
+    p.record_revealed("effect-outside");
+    p.record_revealed("skip-blocked");
+    p.record_revealed("not-a-level");
+    assert_eq!(p.bets(&truth), (2, 4));
+    // The open bet is kept in the file as `break`.
+    let back = Progress::parse(&p.to_json()).unwrap();
+    assert_eq!(back.levels["greater-than"].bet, Some(Bet::Breaks));
+    assert_eq!(back.bets(&truth), (2, 4));
+}
+
 #[test]
 fn a_bad_progress_file_is_refused_with_what_is_wrong() {
     let cases = [

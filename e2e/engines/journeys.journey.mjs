@@ -247,12 +247,17 @@ test('a break-it level: bet, follow the hints to the win in the par, and find it
   }
   await page.attr('level-win', 'data-property', 'consumer_invariant');
   await page.attr('level-win', 'data-moves', '4');
-  await page.text('level-bet-quote', 'You bet it breaks consumer_invariant. Your bet was right.');
-  // The moves and the hint's button are a finger's size on a phone (WCAG 2.5.5).
-  const small = await page.run(`return [...document.querySelectorAll('.level .buttons button')]
-    .filter((b) => b.checkVisibility()).map((b) => b.getBoundingClientRect())
-    .filter((r) => innerWidth < 700 && r.height < 44).length`);
-  expect(small).toBe(0);
+  await page.text('level-bet-quote', 'You bet it breaks “each flow applied in order, each event once”. Your bet was right.');
+  // The code under attack: the last move's statements lit in this engine too.
+  const lit = await page.run(`return document.querySelectorAll('[data-testid="level-code-line"][data-ran="true"]').length`);
+  expect(lit).toBeGreaterThan(0);
+  // Every control of the level and the header is a finger's size on a phone (WCAG 2.5.5): the moves, the list,
+  // the language switch and the file picker included.
+  const small = await page.run(`return [...document.querySelectorAll('.level button, .level select, .level-list a, .level label.file, header button, header a.lang')]
+    .filter((b) => b.checkVisibility()).map((b) => [b, b.getBoundingClientRect()])
+    .filter(([, r]) => innerWidth < 700 && (r.height < 44 || r.width < 44))
+    .map(([b, r]) => (b.dataset.testid || b.textContent.trim().slice(0, 20)) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height))`);
+  expect(small, 'targets under 44 px').toEqual([]);
   await page.open(`${dist.url}?level=3`);
   await page.attr('level-greater-than', 'data-solved', 'true');
 });

@@ -23,6 +23,9 @@ pub struct Model {
     pub rule: RuleDraft,
     /// A level is open (`?level=N`): it offers the moves, and the player's own buttons are not drawn.
     pub locked: bool,
+    /// How the producer writes: the page's is atomic; a level's may be the article's unsafe dual write, which the
+    /// producer's column then says.
+    pub producer: outbox_core::protocol::WriteMode,
 }
 
 /// The rule's text and effect in the editor. Checked only when the editor or a run needs it
@@ -87,6 +90,8 @@ pub enum Action {
     EditRule(String, RuleEffect),
     /// A level's referee: the step (0-based) at which the level's property broke, circled on the diagram.
     MarkBroken(Option<usize>),
+    /// A level opened with this producer.
+    Producer(outbox_core::protocol::WriteMode),
 }
 
 impl Model {
@@ -103,6 +108,7 @@ impl Model {
             lang,
             loading: None,
             locked: false,
+            producer: outbox_core::protocol::WriteMode::Atomic,
         }
     }
 }
@@ -143,6 +149,7 @@ impl Reducible for Model {
             Action::EditRule(text, effect) => m.rule = RuleDraft::new(&text, effect),
             Action::SetLang(lang) => m.lang = lang,
             Action::MarkBroken(step) => m.pg.broke_at = step,
+            Action::Producer(mode) => m.producer = mode,
             Action::Loading(progress) => m.loading = progress,
             Action::Replace(replayed) => {
                 m.pg = replayed.over(&m.pg);

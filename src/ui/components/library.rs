@@ -118,6 +118,7 @@ pub fn Library() -> Html {
                         })
                     };
                     let id = e.file.get(..2).unwrap_or("").to_owned();
+                    let section = meta_text(Lang::En, i, "section");
                     html! {
                         <li data-testid={format!("experiment-{id}")} data-ok={state.as_ref().map(|s| s.ok.to_string())}>
                             <button class="load" data-testid={format!("preset-{id}")} onclick={load}>{ t(lang, "preset.load") }</button>
@@ -128,11 +129,63 @@ pub fn Library() -> Html {
                             <strong>{ format!(" {id} {}", meta_text(lang, i, "title")) }</strong>
                             <span class="detail">{ format!(" — {}", meta_text(lang, i, "summary")) }</span>
                             if let Some(s) = state.filter(|s| !s.ok) { <span class="bad">{ format!(" ({})", s.detail) }</span> }
+                            { level_links(lang, &id, &section) }
                         </li>
                     }
                 }) }
             </ol>
+            { levels_entry(lang) }
         </section>
+    }
+}
+
+/// The levels of an experiment's section of the article, each one click away: the same lesson, to break.
+fn level_links(lang: Lang, id: &str, section: &str) -> Html {
+    let numbers: Vec<usize> = (1..=crate::LEVELS.len())
+        .filter(|n| crate::LEVELS[n - 1].1 == section)
+        .collect();
+    if numbers.is_empty() {
+        return html! {};
+    }
+    html! {
+        <span class="level-links" data-testid={format!("experiment-{id}-levels")}>
+            { format!(" {} ", t(lang, "levels.break_it")) }
+            { for numbers.iter().map(|n| html! {
+                <a href={format!("?level={n}&lang={}", lang.address())} title={crate::LEVELS[n - 1].2[usize::from(lang == Lang::Zh)]}>
+                    { tf(lang, "levels.number", &[&n.to_string()]) }
+                </a>
+            }) }
+        </span>
+    }
+}
+
+/// The levels, where a reader who finished an experiment looks next: one line, and each level's number with
+/// whether the reader solved it (the progress kept in this browser).
+fn levels_entry(lang: Lang) -> Html {
+    let (progress, _) = super::level::store::load();
+    let solved = |id: &str| progress.levels.get(id).is_some_and(|r| r.solved);
+    let count = crate::LEVELS.iter().filter(|(id, ..)| solved(id)).count();
+    html! {
+        <nav class="levels-entry" data-testid="levels-entry" aria-labelledby="levels-entry-h"
+            data-solved={count.to_string()}>
+            <h3 id="levels-entry-h">{ t(lang, "levels.entry.title") }</h3>
+            <p>{ t(lang, "levels.entry") }</p>
+            <ol>
+                { for crate::LEVELS.iter().enumerate().map(|(i, (id, _, title))| {
+                    let done = solved(id);
+                    html! {
+                        <li>
+                            <a href={format!("?level={}&lang={}", i + 1, lang.address())} data-solved={done.to_string()}
+                                data-testid={format!("levels-entry-{id}")} title={title[usize::from(lang == Lang::Zh)]}>
+                                { if done { format!("✓ {}", i + 1) } else { (i + 1).to_string() } }
+                                if done { <span class="sr-only">{ format!(" {}", t(lang, "levels.solved")) }</span> }
+                            </a>
+                        </li>
+                    }
+                }) }
+            </ol>
+            <p class="note">{ tf(lang, "levels.entry.solved", &[&count.to_string(), &crate::LEVELS.len().to_string()]) }</p>
+        </nav>
     }
 }
 

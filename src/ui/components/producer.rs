@@ -45,7 +45,10 @@ pub fn ProducerColumn() -> Html {
     html! {
         <section class="column producer" aria-labelledby="producer-h">
             <h2 id="producer-h">{ t(lang, "col.producer") }</h2>
-            <p class="note">{ t(lang, "col.producer.note") }</p>
+            <p class="note" data-testid="producer-note">{ t(lang, match model.producer {
+                outbox_core::protocol::WriteMode::Atomic => "col.producer.note",
+                outbox_core::protocol::WriteMode::UnsafeDualWrite => "col.producer.note.unsafe",
+            }) }</p>
             if !model.locked {
             <div class="buttons">
                 { for model.flows.iter().map(|flow| {

@@ -54,7 +54,8 @@ pub fn Wire() -> Html {
     html! {
         <section class="column wire" aria-labelledby="wire-h">
             <h2 id="wire-h">{ t(lang, "col.wire") }</h2>
-            <p class="note">{ t(lang, "col.wire.note") }</p>
+            // In a level the reader's moves are the relays: the cards show what is in flight, and do not move.
+            <p class="note">{ t(lang, if model.locked { "col.wire.note.level" } else { "col.wire.note" }) }</p>
             if !model.locked {
             <div class="orders" role="group" aria-label={t(lang, "wire.orders")}>
                 <span>{ t(lang, "wire.orders") }</span>
@@ -197,10 +198,22 @@ pub fn Wire() -> Html {
                         if o < t.from { "drop-above" } else { "drop-below" }
                     }));
                     let style = lifted.map(|t| format!("transform: translateY({}px)", t.dy));
+                    let movable = !model.locked;
+                    let (ondragstart, ondrop, ondragend, onkeydown) = (
+                        movable.then_some(ondragstart),
+                        movable.then_some(ondrop),
+                        movable.then_some(ondragend),
+                        movable.then_some(onkeydown),
+                    );
+                    let (onpointerdown, onpointermove, onpointerup) = (
+                        movable.then_some(onpointerdown),
+                        movable.then_some(onpointermove),
+                        movable.then_some(onpointerup),
+                    );
                     html! {
                         <li key={card.key} class={classes!("card", flow_class, (*dragging == Some(i)).then_some("dragging"),
                             lifted.is_some().then_some("lifted"), gap)} {style}
-                            draggable="true" data-testid={format!("card-{id}")} tabindex="0"
+                            draggable={movable.to_string()} data-testid={format!("card-{id}")} tabindex="0"
                             data-card-key={card.key.to_string()} data-card-index={i.to_string()}
                             aria-label={tf(lang, "card.label", &[&id, &(i + 1).to_string(), &n.to_string()])}
                             aria-roledescription={t(lang, "card.role")}

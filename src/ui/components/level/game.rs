@@ -6,6 +6,7 @@
 use super::Answer;
 use crate::ui::hints::Reply;
 use outbox_core::checker::{Move, Play, Violation};
+use outbox_core::levels::code::Code;
 use outbox_core::levels::{Bet, Level};
 use outbox_core::protocol::Boundary;
 use outbox_core::trace::Trace;
@@ -24,7 +25,8 @@ pub enum Panel {
     Ready(Box<Game>),
 }
 
-/// A hint asked for at one position: how much of it has been revealed (1–3).
+/// A search at one position, and how much of it has been revealed as a hint: 0 while it is only the page's own
+/// look ahead (the dead end is said from it without being asked), then 1–3.
 #[derive(Clone)]
 pub struct Asked {
     pub history: Vec<Move>,
@@ -52,14 +54,25 @@ impl Position {
     }
 }
 
+/// A level of the list: its id, its title in both languages, and what it breaks (`None`: it holds), for counting
+/// bets.
+#[derive(Clone)]
+pub struct Entry {
+    pub id: String,
+    pub title: [String; 2],
+    pub breaks: Option<outbox_core::checker::Property>,
+}
+
 /// A level being played.
 #[derive(Clone)]
 pub struct Game {
     pub level: Level,
+    /// The code under attack, read from a run of the level's own processes as it opened.
+    pub code: Rc<Code>,
     /// 1-based, among the levels; none for a challenge.
     pub number: Option<usize>,
-    /// Every level's id and English title, in order (the list's entries).
-    pub list: Vec<(String, String)>,
+    /// Every level, in order (the list's entries).
+    pub list: Vec<Entry>,
     /// The checker's game, which holds the position's databases: read and changed by the reducer alone.
     play: Rc<RefCell<Play>>,
     pub at: Position,
@@ -71,7 +84,7 @@ pub struct Game {
     /// The exit chosen for the next move.
     pub armed: Option<Boundary>,
     pub bet: Option<Bet>,
-    /// The reader said it breaks and is choosing the property.
+    /// The reader said it breaks and may name the property, until the first move.
     pub choosing: bool,
     pub gave_up: bool,
     /// A move the page refused, said until the next move.
@@ -80,6 +93,8 @@ pub struct Game {
     pub said: Option<(bool, String)>,
     /// The embed code *Copy embed code* wrote, and whether its height was measured.
     pub embed_code: Option<(String, bool)>,
+    /// Bumped when the progress kept changed outside a move (the proof confirmed a bet): the list is read again.
+    pub kept: u32,
 }
 
 /// Everything that changes a game.
@@ -99,23 +114,27 @@ pub enum Act {
     Hint,
     /// A hint's search answered, for the history it was asked at.
     Hinted(Vec<Move>, Answer),
-    /// The bet: `None` is "it breaks", which asks which property next.
-    Bet(Option<Bet>),
+    /// The bet: "it breaks" alone is a bet, which the reader may then narrow to a property.
+    Bet(Bet),
     Arm(Option<Boundary>),
     GiveUp,
     Said(bool, String),
     EmbedCode(String, bool),
+    /// The progress kept changed (the proof confirmed the reader's bet).
+    Kept,
 }
 
 impl Game {
     pub fn new(
         level: Level,
         number: Option<usize>,
-        list: Vec<(String, String)>,
+        list: Vec<Entry>,
         play: Play,
+        code: Code,
     ) -> Game {
         Game {
             level,
+            code: Rc::new(code),
             number,
             list,
             at: Position::of(&play),
@@ -130,6 +149,7 @@ impl Game {
             error: None,
             said: None,
             embed_code: None,
+            kept: 0,
         }
     }
 
@@ -144,6 +164,36 @@ impl Game {
     /// The steps the player's history starts with that are no move (`set_synchronous` on a power level).
     pub fn prelude(&self) -> usize {
         self.level.config.prelude().len()
+    }
+
+    /// Whether the reader's position can no longer break anything within the level's bounds: the page's look
+    /// ahead from here found nothing, on a level that does break.
+    pub fn dead_end(&self) -> Option<u64> {
+        if self.level.unbreakable || self.at.broken.is_some() {
+            return None;
+        }
+        match self
+            .hint
+            .as_ref()
+            .filter(|h| h.history == self.at.history)?
+            .answer
+        {
+            Answer::Found(Reply::Safe { states, .. }) => Some(states),
+            _ => None,
+        }
+    }
+
+    /// *I give up* has its answer on screen: the proof, or that it can be broken.
+    pub fn answered(&self) -> bool {
+        self.gave_up && matches!(self.start, Answer::Found(_))
+    }
+
+    /// The unbreakable level's proof is shown and confirms the reader's bet that it holds: the level is solved.
+    pub fn held_right(&self) -> bool {
+        self.level.unbreakable
+            && self.answered()
+            && self.bet == Some(Bet::Hold)
+            && matches!(self.start, Answer::Found(Reply::Safe { .. }))
     }
 
     /// The hint being searched for, by the history it was asked at: the worker is asked for it.
@@ -175,6 +225,7 @@ impl Game {
             }
             Act::Make(m) => {
                 (self.error, self.hint, self.gave_up) = (None, None, false);
+                self.choosing = false;
                 if self.bet.is_none() {
                     self.bet = Some(Bet::Skip);
                 }
@@ -183,11 +234,13 @@ impl Game {
                     Ok(_) => self.moved(),
                     Err(e) => self.error = Some(e),
                 }
+                self.look_ahead();
             }
             Act::Back(n) => {
                 self.error = self.play.borrow_mut().back_to(n).err();
                 (self.hint, self.gave_up) = (None, false);
                 self.moved();
+                self.look_ahead();
             }
             // `reduce` passes it on only when the player stands before the game's last move.
             Act::PlayerAt(pos) => self.act(Act::Back(pos.saturating_sub(self.prelude()))),
@@ -197,27 +250,45 @@ impl Game {
                     h.answer = answer;
                 }
             }
-            Act::Bet(Some(bet)) => {
+            Act::Bet(bet) => {
+                self.choosing =
+                    bet == Bet::Breaks || (self.choosing && matches!(bet, Bet::Break(_)));
                 self.bet = Some(bet);
-                self.choosing = false;
             }
-            Act::Bet(None) => self.choosing = true,
             Act::Arm(exit) => self.armed = exit,
             Act::GiveUp => self.gave_up = true,
             Act::Said(ok, text) => self.said = Some((ok, text)),
             Act::EmbedCode(code, measured) => self.embed_code = Some((code, measured)),
+            Act::Kept => self.kept += 1,
             Act::Opened(_) | Act::Failed(_) | Act::Refused(_) => {}
         }
+    }
+
+    /// After a move on a level that breaks, the page looks ahead from the new position as a hint would, unasked
+    /// and unrevealed, so that a dead end is said as soon as it is one.
+    fn look_ahead(&mut self) {
+        if self.level.unbreakable || self.at.broken.is_some() || self.at.history.is_empty() {
+            return;
+        }
+        self.ask(0);
     }
 
     fn hint(&mut self) {
         let history = self.at.history.clone();
         if let Some(h) = self.hint.as_mut().filter(|h| h.history == history) {
-            if matches!(h.answer, Answer::Found(Reply::Break { .. })) {
+            if h.stage == 0 {
+                h.stage = 1;
+            } else if matches!(h.answer, Answer::Found(Reply::Break { .. })) {
                 h.stage = (h.stage + 1).min(3);
             }
             return;
         }
+        self.ask(1);
+    }
+
+    /// A search at the reader's position, revealed up to `stage`.
+    fn ask(&mut self, stage: u8) {
+        let history = self.at.history.clone();
         // Nothing breaks it from the start: then nothing does from any position after it, which the proof's
         // states already cover (the protocol's hint would otherwise be a whole proof again, 1.4 s in Chromium).
         let proven = matches!(self.start, Answer::Found(Reply::Safe { .. }));
@@ -230,7 +301,7 @@ impl Game {
         };
         self.hint = Some(Asked {
             history,
-            stage: 1,
+            stage,
             answer,
         });
     }

@@ -12,7 +12,7 @@ pub mod store;
 mod view;
 mod words;
 
-pub use game::{Act, Game, Panel};
+pub use game::{Act, Entry, Game, Panel};
 pub use words::Words;
 
 use crate::ui::hints::{Hinter, Reply};
@@ -48,6 +48,12 @@ impl Ctx {
     pub fn level_href(&self, n: usize) -> String {
         let embed = if self.embed { "embed&" } else { "" };
         format!("?{embed}level={n}&lang={}", self.model.lang.address())
+    }
+
+    /// A property in the reader's words ("no committed event is lost"); the identifier stays in `data-`
+    /// attributes and the CLI.
+    pub fn property(&self, p: outbox_core::checker::Property) -> String {
+        self.t(&format!("property.{}", p.name()))
     }
 
     /// A callback that dispatches the act `make` builds from its event.
@@ -127,11 +133,13 @@ pub fn LevelPanel(props: &Props) -> Html {
     {
         // The game's first moments: the level's worker starts on the search from the start (the par, or the
         // proof), so that a reader's first hint finds it done.
-        let (panel, hinter) = (panel.clone(), hinter.clone());
+        let (panel, hinter, model) = (panel.clone(), hinter.clone(), model.clone());
         use_effect_with(game.is_some(), move |&open| {
             let Some(g) = ready(&panel).filter(|_| open) else {
                 return;
             };
+            // The producer's column says how this level's producer writes.
+            model.dispatch(Action::Producer(g.level.config.producer));
             match Hinter::start() {
                 Ok(h) => {
                     let panel = panel.clone();
@@ -188,6 +196,26 @@ pub fn LevelPanel(props: &Props) -> Html {
         });
     }
     {
+        // *I give up* answered: the reader has seen whether the level breaks, so the bet counts; and a proof that
+        // confirms a bet that the unbreakable level holds solves it. The list says so.
+        let panel = panel.clone();
+        let answered = game.is_some_and(|g| g.answered());
+        use_effect_with(
+            (answered, game.is_some_and(|g| g.held_right())),
+            move |&(answered, held)| {
+                if let Some(g) = ready(&panel).filter(|_| answered) {
+                    store::update(|p| {
+                        p.record_revealed(&g.level.id);
+                        if held {
+                            p.record_solved(&g.level.id);
+                        }
+                    });
+                    panel.dispatch(Act::Kept);
+                }
+            },
+        );
+    }
+    {
         // Time travel in the diagram (a click on a step) is one act: the game stands where the player does.
         let panel = panel.clone();
         use_effect_with(model.pos, move |&pos| panel.dispatch(Act::PlayerAt(pos)));
@@ -232,10 +260,14 @@ fn open(
     words: &Words,
     lang: Lang,
 ) -> Result<Game, String> {
-    let list: Vec<(String, String)> = bundle
+    let list: Vec<Entry> = bundle
         .levels
         .iter()
-        .map(|l| (l.id.clone(), l.en.title.clone()))
+        .map(|l| Entry {
+            id: l.id.clone(),
+            title: [l.en.title.clone(), l.zh.title.clone()],
+            breaks: (!l.unbreakable).then_some(l.property),
+        })
         .collect();
     let count = bundle.levels.len();
     let (number, level): (Option<usize>, Level) = if id == "challenge" {
@@ -257,7 +289,8 @@ fn open(
         }
     };
     let play = Play::new(level.config.clone())?;
-    Ok(Game::new(level, number, list, play))
+    let code = outbox_core::levels::code::Code::of(&level.config)?;
+    Ok(Game::new(level, number, list, play, code))
 }
 
 fn answer_of(reply: Result<Reply, String>) -> Answer {

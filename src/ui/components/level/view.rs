@@ -33,10 +33,16 @@ pub fn panel(ctx: &Ctx, g: &Game) -> Html {
                 <p class="goal" data-testid="level-goal"><strong>{ ctx.t("goal") }{ ": " }</strong>{ goal }</p>
             }
             { bet(ctx, g, words) }
-            { moves(ctx, g) }
-            { hint(ctx, g) }
-            { win(ctx, g, words) }
-            { proof(ctx, g) }
+            <div class="level-board">
+                <div class="level-side">
+                    { moves(ctx, g) }
+                    { dead_end(ctx, g) }
+                    { hint(ctx, g) }
+                    { win(ctx, g, words) }
+                    { proof(ctx, g) }
+                </div>
+                { code(ctx, g) }
+            </div>
             { super::share::progress_file(ctx, kept, g.said.clone()) }
             if !ctx.embed {
                 { super::share::embed_code(ctx, g) }
@@ -45,68 +51,82 @@ pub fn panel(ctx: &Ctx, g: &Game) -> Html {
     }
 }
 
-/// The levels, each with whether it is solved and its best count.
+/// The levels, each with its name, whether it is solved and its best count; and the reader's bets, counted.
 fn list(ctx: &Ctx, g: &Game, progress: &Progress) -> Html {
     let lang = ctx.model.lang;
+    let truth: Vec<_> = g.list.iter().map(|e| (e.id.clone(), e.breaks)).collect();
+    let (right, placed) = progress.bets(&truth);
     html! {
         <nav class="level-list" data-testid="level-list" aria-label={ctx.t("list")}>
             if !ctx.embed {
                 <a href={format!("./?lang={}", lang.address())} class="leave" data-testid="level-leave">{ ctx.t("leave") }</a>
             }
             <ol>
-            { for g.list.iter().enumerate().map(|(i, (id, title))| {
-                let record = progress.levels.get(id).cloned().unwrap_or_default();
+            { for g.list.iter().enumerate().map(|(i, e)| {
+                let record = progress.levels.get(&e.id).cloned().unwrap_or_default();
                 let current = g.number == Some(i + 1);
-                let mark = if record.solved { "✓ " } else { "" };
-                let best = record.best.map(|b| format!(" · {}", ctx.tf("best", &[&b.to_string()])));
+                let title = &e.title[usize::from(lang == Lang::Zh)];
+                // The mark and the best count have their place whether or not they are there yet, so that solving
+                // a level moves nothing.
+                let best = record.best.map(|b| ctx.tf("best", &[&b.to_string()]));
                 html! {
                     <li>
-                        <a data-testid={format!("level-{id}")} data-solved={record.solved.to_string()}
-                            href={ctx.level_href(i + 1)} aria-current={current.then_some("page")}
-                            title={title.clone()} lang={(lang == Lang::Zh).then_some("en")}>
-                            { format!("{mark}{}", i + 1) }
+                        <a data-testid={format!("level-{}", e.id)} data-solved={record.solved.to_string()}
+                            href={ctx.level_href(i + 1)} aria-current={current.then_some("page")}>
+                            <span class="mark" aria-hidden="true">{ if record.solved { "✓" } else { "" } }</span>
+                            <span class="n">{ i + 1 }</span>
+                            <span class="name">{ title }</span>
                             if record.solved { <span class="sr-only">{ format!(" {}", ctx.t("solved")) }</span> }
-                            { best.unwrap_or_default() }
+                            <span class="best">{ best.map(|b| format!(" · {b}")).unwrap_or_default() }</span>
                         </a>
                     </li>
                 }
             }) }
             </ol>
+            <p class="note" data-testid="bets-right" data-right={right.to_string()} data-total={placed.to_string()}>
+                { if placed == 0 { ctx.t("bets.none") } else { ctx.tf("bets", &[&right.to_string(), &placed.to_string()]) } }
+            </p>
         </nav>
     }
 }
 
 /// The bet, asked before the first move, then quoted.
 fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
-    let on = |b: Option<Bet>| {
+    let on = |b: Bet| {
         let id = g.level.id.clone();
         ctx.on(move |_| {
-            // A bet placed is kept with the progress; "it breaks" alone asks which property first.
-            if let Some(b) = b {
-                super::store::update(|p| p.record_bet(&id, b));
-            }
+            // A bet placed is kept with the progress: "it breaks" alone is one, a property named narrows it.
+            super::store::update(|p| p.record_bet(&id, b));
             Act::Bet(b)
         })
     };
+    let which = html! {
+        <>
+            <p>{ ctx.t("bet.which") }</p>
+            <div class="buttons">
+                { for [Property::ConsumerInvariant, Property::NoLoss, Property::Completion].into_iter().map(|p| html! {
+                    <button data-testid={format!("level-bet-{}", p.name())} data-property={p.name()}
+                        aria-pressed={(g.bet == Some(Bet::Break(p))).to_string()}
+                        onclick={on(Bet::Break(p))}>{ ctx.property(p) }</button>
+                }) }
+            </div>
+        </>
+    };
     match g.bet {
-        Some(b) => html! { <p class="bet made" data-testid="level-bet">{ bet_words(ctx, b) }</p> },
+        Some(b) => html! {
+            <div class="bet made">
+                <p data-testid="level-bet" data-bet={b.name()}>{ bet_words(ctx, b) }</p>
+                if g.choosing { { which } }
+            </div>
+        },
         None => html! {
             <div class="bet" role="group" aria-label={ctx.t("bet.ask")}>
                 <p>{ ctx.t("bet.ask") }</p>
                 <div class="buttons">
-                    <button data-testid="level-bet-hold" onclick={on(Some(Bet::Hold))}>{ &words.bet_hold }</button>
-                    <button data-testid="level-bet-break" onclick={on(None)} aria-pressed={g.choosing.to_string()}>{ &words.bet_break }</button>
-                    <button data-testid="level-bet-skip" onclick={on(Some(Bet::Skip))}>{ ctx.t("bet.skip") }</button>
+                    <button data-testid="level-bet-hold" onclick={on(Bet::Hold)}>{ &words.bet_hold }</button>
+                    <button data-testid="level-bet-break" onclick={on(Bet::Breaks)}>{ &words.bet_break }</button>
+                    <button data-testid="level-bet-skip" onclick={on(Bet::Skip)}>{ ctx.t("bet.skip") }</button>
                 </div>
-                if g.choosing {
-                    <p>{ ctx.t("bet.which") }</p>
-                    <div class="buttons">
-                        { for [Property::ConsumerInvariant, Property::NoLoss, Property::Completion].into_iter().map(|p| html! {
-                            <button data-testid={format!("level-bet-{}", p.name())} onclick={on(Some(Bet::Break(p)))}
-                                translate="no">{ p.name() }</button>
-                        }) }
-                    </div>
-                }
             </div>
         },
     }
@@ -115,7 +135,8 @@ fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
 fn bet_words(ctx: &Ctx, b: Bet) -> String {
     match b {
         Bet::Hold => ctx.t("bet.made.hold"),
-        Bet::Break(p) => ctx.tf("bet.made.break", &[p.name()]),
+        Bet::Breaks => ctx.t("bet.made.breaks"),
+        Bet::Break(p) => ctx.tf("bet.made.break", &[&ctx.property(p)]),
         Bet::Skip => ctx.t("bet.made.skip"),
     }
 }
@@ -146,9 +167,11 @@ fn moves(ctx: &Ctx, g: &Game) -> Html {
     };
     html! {
         <div class="level-play">
+            { setup(ctx, g) }
             <p class="count">
                 { ctx.tf("moves", &[""]).trim_end() }{ " " }<strong data-testid="level-moves">{ made }</strong>
                 if let Some(par) = par { { " · " }<span data-testid="level-par">{ par }</span> }
+                { budget(ctx, g) }
             </p>
             if !offered.is_empty() {
                 <p class="note">{ ctx.t("your_moves") }</p>
@@ -171,6 +194,7 @@ fn moves(ctx: &Ctx, g: &Game) -> Html {
             if let Some(e) = &g.error {
                 <p class="error" role="alert">{ crate::ui::i18n::message(lang, e) }</p>
             }
+            { last_move(ctx, g) }
             <div class="buttons">
                 <button data-testid="level-undo" onclick={back(made.saturating_sub(1))} disabled={made == 0}>{ ctx.t("undo") }</button>
                 <button data-testid="level-restart" onclick={back(0)} disabled={made == 0}>{ ctx.t("restart") }</button>
@@ -181,8 +205,93 @@ fn moves(ctx: &Ctx, g: &Game) -> Html {
     }
 }
 
+/// What the last move did, in one line under the moves (on a phone the tables are a screen below): its words,
+/// its result, and why, as the event log says it.
+fn last_move(ctx: &Ctx, g: &Game) -> Html {
+    use crate::ui::components::log::{reason, result_label};
+    let model = &ctx.model;
+    let shown = g.prelude() + g.at.history.len();
+    let (Some(m), true) = (
+        g.at.history.last(),
+        model.entries.len() == shown && model.pos == shown,
+    ) else {
+        return html! {};
+    };
+    let report = &model.entries[shown - 1].report;
+    let lang = ctx.model.lang;
+    html! {
+        <p class="last-move" data-testid="level-last" aria-live="polite">
+            <strong>{ ctx.t("last") }{ " " }</strong>{ move_label(ctx, g, *m).1 }{ " → " }
+            <span translate="no">{ result_label(lang, report) }</span>
+            <span class="why">{ format!(" — {}", reason(lang, model.ordering(), report)) }</span>
+        </p>
+    }
+}
+
+/// What the level sets up before the reader's first move, said above the moves: events produced in schema 2, and
+/// `synchronous = NORMAL` on a power level.
+fn setup(ctx: &Ctx, g: &Game) -> Html {
+    let config = &g.level.config;
+    let mut said = Vec::new();
+    if !config.schema2.is_empty() {
+        said.push(ctx.tf("setup.schema2", &[&config.schema2.join(", ")]));
+    }
+    if config.synchronous == outbox_core::protocol::Synchronous::Normal {
+        said.push(ctx.t("setup.normal"));
+    }
+    if said.is_empty() {
+        return html! {};
+    }
+    html! {
+        <p class="note setup" data-testid="level-setup"><strong>{ ctx.t("setup") }{ " " }</strong>{ said.join(" ") }</p>
+    }
+}
+
+/// What is left of the level's budgets (exits, resends, power cuts), said instead of controls vanishing.
+fn budget(ctx: &Ctx, g: &Game) -> Html {
+    let config = &g.level.config;
+    let used = |f: &dyn Fn(&Move) -> bool| g.at.history.iter().filter(|m| f(m)).count();
+    let exits = used(&|m| m.crash.is_some() || matches!(m.action, Action::UnsafeDualWrite(_)));
+    let resends = used(&|m| matches!(m.action, Action::Resend(_)));
+    let cuts = used(&|m| matches!(m.action, Action::PowerCut(_)));
+    let parts: Vec<(&str, usize, usize)> = [
+        ("exits", config.crashes, exits),
+        ("resends", config.resends, resends),
+        ("power_cuts", config.power_cuts, cuts),
+    ]
+    .into_iter()
+    .filter(|(_, total, _)| *total > 0)
+    .map(|(what, total, used)| (what, usize::from(total), used))
+    .collect();
+    if parts.is_empty() {
+        return html! {};
+    }
+    html! {
+        <span class="budget" data-testid="level-budget">
+            { for parts.into_iter().map(|(what, total, used)| {
+                let left = total.saturating_sub(used);
+                html! {
+                    <span data-budget={what} data-left={left.to_string()}>
+                        { " · " }{ ctx.tf(&format!("budget.{what}"), &[&left.to_string(), &total.to_string()]) }
+                    </span>
+                }
+            }) }
+        </span>
+    }
+}
+
 /// A move's button, with the test hook the player's own button for it has (`advance-A`, `apply-A`, …).
 fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
+    let step = m.step(&g.level.config);
+    let (testid, label) = move_label(ctx, g, m);
+    let onclick = ctx.on(move |_| Act::Make(m));
+    html! {
+        <button data-testid={testid} data-move={describe(&step)} {onclick}>{ label }</button>
+    }
+}
+
+/// A move's test hook and its words, as its button says it (the hint says the next move in the same words).
+fn move_label(ctx: &Ctx, g: &Game, m: Move) -> (String, String) {
     let lang = ctx.model.lang;
     let config = &g.level.config;
     let step = m.step(config);
@@ -226,31 +335,100 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
             };
             (
                 format!("power-cut-{who}"),
-                // The player's "⚡ Power cut…" with its menu's answer: "⚡ Power cut: the producer's".
-                format!(
-                    "{}: {}",
-                    t(lang, "btn.power_cut").trim_end_matches('…'),
-                    t(lang, &format!("power.{who}"))
-                ),
+                ctx.t(&format!("move.power.{who}")),
             )
         }
         _ => (String::new(), describe(&step)),
     };
-    let onclick = ctx.on(move |_| Act::Make(m));
     let label = match m.crash {
-        Some(b) => format!("{label} ✗ {}", b.name()),
+        Some(b) => ctx.tf(
+            "move.exit",
+            &[&label, &format!("{}. {}", b.number(), b.name())],
+        ),
         None => label,
     };
+    (testid, label)
+}
+
+/// The code under attack, beside the moves: each block of statements the level's processes run, the lines the
+/// last move ran lit, and the line after which its process exited marked.
+fn code(ctx: &Ctx, g: &Game) -> Html {
+    use outbox_core::levels::code::{Kind, Ran};
+    let model = &ctx.model;
+    // The player has loaded the reader's history (it does so after each move): its last step is the last move.
+    let shown = g.prelude() + g.at.history.len();
+    let last = g.at.history.last().copied();
+    let ran = match last {
+        Some(m) if model.entries.len() == shown && model.pos == shown => {
+            g.code.ran(&m, &model.entries[shown - 1].report.sql)
+        }
+        _ => Ran::default(),
+    };
+    let config = &g.level.config;
+    // The block the level attacks opens first; the others are a click away.
+    let attacked = if config.producer == outbox_core::protocol::WriteMode::UnsafeDualWrite {
+        Kind::UnsafeProduce
+    } else if config.consumer == outbox_core::protocol::Ordering::Rule {
+        Kind::Rule
+    } else if g.code.block(Kind::Apply).is_none() || config.power_cuts > 0 {
+        Kind::Relay
+    } else {
+        Kind::Apply
+    };
+    let exit = match last {
+        Some(m) => m
+            .crash
+            .map(|b| format!("{}. {}", b.number(), b.name()))
+            .or_else(|| {
+                matches!(m.action, Action::UnsafeDualWrite(_)).then(|| ctx.t("code.exit_unsafe"))
+            }),
+        None => None,
+    };
     html! {
-        <button data-testid={testid} data-move={describe(&step)} {onclick}>{ label }</button>
+        <section class="level-code" data-testid="level-code" aria-labelledby="level-code-h">
+            <h3 id="level-code-h">{ ctx.t("code") }</h3>
+            <p class="note">{ ctx.t("code.note") }</p>
+            { for g.code.blocks.iter().map(|b| {
+                let lit = ran.kind == Some(b.kind);
+                html! {
+                    <details class="block" data-kind={b.kind.name()} open={lit || (ran.kind.is_none() && b.kind == attacked)}>
+                        <summary>{ ctx.t(&format!("code.{}", b.kind.name())) }</summary>
+                        <ol>
+                        { for b.lines.iter().enumerate().map(|(i, l)| {
+                            let r = lit && ran.lines.contains(&i);
+                            let cut = lit && ran.cut == Some(i);
+                            html! {
+                                <li data-testid="level-code-line" data-ran={r.to_string()} data-cut={cut.to_string()}
+                                    class={classes!(l.db.name(), r.then_some("ran"), cut.then_some("cut"))}>
+                                    <span class="db" translate="no">{ l.db.name() }</span>
+                                    <code translate="no">{ &l.sql }</code>
+                                    if cut {
+                                        <span class="tag">{ ctx.tf("code.cut", &[exit.as_deref().unwrap_or_default()]) }</span>
+                                    }
+                                </li>
+                            }
+                        }) }
+                        </ol>
+                    </details>
+                }
+            }) }
+        </section>
     }
 }
 
 /// The hint at the reader's position, as far as it has been revealed.
 fn hint(ctx: &Ctx, g: &Game) -> Html {
-    let Some(h) = g.hint.as_ref().filter(|h| h.history == g.at.history) else {
+    let Some(h) = g
+        .hint
+        .as_ref()
+        .filter(|h| h.history == g.at.history && h.stage > 0)
+    else {
         return html! {};
     };
+    if g.dead_end().is_some() {
+        // Said already, in the dead end's own words.
+        return html! {};
+    }
     let lang = ctx.model.lang;
     let (stage, text, next) = match &h.answer {
         Answer::Searching => (0, ctx.t("hint.searching"), None),
@@ -260,7 +438,7 @@ fn hint(ctx: &Ctx, g: &Game) -> Html {
             ctx.tf("hint.failed", &[&crate::ui::i18n::message(lang, e)]),
             None,
         ),
-        Answer::Found(Reply::Safe { states }) => {
+        Answer::Found(Reply::Safe { states, .. }) => {
             (1, ctx.tf("hint.safe", &[&states.to_string()]), None)
         }
         Answer::Found(Reply::Break {
@@ -269,15 +447,16 @@ fn hint(ctx: &Ctx, g: &Game) -> Html {
             moves,
             ..
         }) => {
-            let mut text = ctx.tf("hint.1", &[property.name()]);
+            let mut text = ctx.tf("hint.1", &[&ctx.property(*property)]);
             if h.stage >= 2 {
                 text.push(' ');
-                text.push_str(&ctx.tf("hint.2", &[&moves.to_string(), next.kind()]));
+                let kind = ctx.t(&format!("kind.{}", next.kind()));
+                text.push_str(&ctx.tf("hint.2", &[&moves.to_string(), &kind]));
             }
             let named = describe(&next.step(&g.level.config));
             if h.stage >= 3 {
                 text.push(' ');
-                text.push_str(&ctx.tf("hint.3", &[&named]));
+                text.push_str(&ctx.tf("hint.3", &[&move_label(ctx, g, *next).1]));
             }
             (h.stage, text, (h.stage >= 3).then_some((*next, named)))
         }
@@ -294,6 +473,25 @@ fn hint(ctx: &Ctx, g: &Game) -> Html {
     }
 }
 
+/// The reader's position can no longer break the level within its bounds: said as soon as the page's look ahead
+/// knows, with the two ways back.
+fn dead_end(ctx: &Ctx, g: &Game) -> Html {
+    let Some(states) = g.dead_end() else {
+        return html! {};
+    };
+    let made = g.at.history.len();
+    let back = |n: usize| ctx.on(move |_| Act::Back(n));
+    html! {
+        <div class="level-deadend" role="status" data-testid="level-deadend" data-states={states.to_string()}>
+            <p>{ ctx.tf("deadend", &[&states.to_string()]) }</p>
+            <div class="buttons">
+                <button data-testid="level-deadend-undo" onclick={back(made.saturating_sub(1))}>{ ctx.t("undo") }</button>
+                <button data-testid="level-deadend-restart" onclick={back(0)}>{ ctx.t("restart") }</button>
+            </div>
+        </div>
+    }
+}
+
 /// The referee's verdict once a move broke a property.
 fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
     let Some(v) = &g.at.broken else {
@@ -301,6 +499,7 @@ fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
     };
     let lang = ctx.model.lang;
     let moves = g.at.history.len();
+    // The trace's step, with the level's own setup before the first move: kept for the diagram, not said.
     let step = g.prelude() + moves;
     let explained =
         outbox_core::explain::explain_property(&g.at.trace, v.property, &v.message, lang)
@@ -312,14 +511,16 @@ fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
         Some(par) => ctx.tf("win.longer", &[&moves.to_string(), &par.to_string()]),
         None => String::new(),
     };
+    let broke = ctx.property(v.property);
     let quote = match g.bet {
         Some(Bet::Hold) => Some(ctx.t("bet.wrong.hold")),
+        Some(b @ Bet::Breaks) => Some(format!("{} {}", bet_words(ctx, b), ctx.t("bet.right"))),
         Some(Bet::Break(p)) if p == v.property => Some(format!(
             "{} {}",
             bet_words(ctx, Bet::Break(p)),
             ctx.t("bet.right")
         )),
-        Some(Bet::Break(p)) => Some(ctx.tf("bet.wrong.break", &[p.name(), v.property.name()])),
+        Some(Bet::Break(p)) => Some(ctx.tf("bet.wrong.break", &[&ctx.property(p), &broke])),
         _ => None,
     };
     let next = g
@@ -330,14 +531,14 @@ fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
         <div class={classes!("level-win", (!ours).then_some("other"))} role="status" data-testid="level-win"
             data-property={v.property.name()} data-step={step.to_string()} data-moves={moves.to_string()}
             data-par={g.par().map(|p| p.to_string())}>
-            <p class="verdict"><strong>{ ctx.tf("win", &[v.property.name(), &step.to_string()]) }</strong>{ " " }{ count }</p>
+            <p class="verdict"><strong>{ ctx.tf("win", &[&broke, &moves.to_string()]) }</strong>{ " " }{ count }</p>
             if ours {
                 <p>{ &words.win }</p>
             } else {
-                <p class="error">{ ctx.tf("win.other", &[v.property.name()]) }</p>
+                <p class="error">{ ctx.tf("win.other", &[&broke]) }</p>
             }
             if let Some(e) = explained {
-                <p class="explain" data-testid="level-explain"><code translate="no">{ v.property.name() }</code>{ ": " }{ e.text }</p>
+                <p class="explain" data-testid="level-explain" data-property={v.property.name()}><strong>{ &broke }</strong>{ ": " }{ e.text }</p>
             } else {
                 <p class="why" lang="en">{ &v.message }</p>
             }
@@ -360,19 +561,22 @@ fn proof(ctx: &Ctx, g: &Game) -> Html {
         return html! {};
     }
     let lang = ctx.model.lang;
-    let (text, states, quote) = match &g.start {
+    let (text, counts, quote) = match &g.start {
         Answer::Searching | Answer::Withheld => (ctx.t("proof.searching"), None, None),
         Answer::Failed(e) => (
             ctx.tf("hint.failed", &[&crate::ui::i18n::message(lang, e)]),
             None,
             None,
         ),
-        Answer::Found(Reply::Safe { states }) => (
-            ctx.tf("proof", &[&states.to_string()]),
-            Some(states.to_string()),
+        Answer::Found(Reply::Safe {
+            states,
+            transitions,
+        }) => (
+            ctx.tf("proof", &[&states.to_string(), &transitions.to_string()]),
+            Some((states.to_string(), transitions.to_string())),
             match g.bet {
                 Some(Bet::Hold) => Some(ctx.t("bet.proof.hold")),
-                Some(Bet::Break(_)) => Some(ctx.t("bet.proof.break")),
+                Some(Bet::Break(_) | Bet::Breaks) => Some(ctx.t("bet.proof.break")),
                 _ => None,
             },
         ),
@@ -380,12 +584,40 @@ fn proof(ctx: &Ctx, g: &Game) -> Html {
             (ctx.tf("proof.breaks", &[&moves.to_string()]), None, None)
         }
     };
+    let proven = counts.is_some();
+    let (states, transitions) = counts.unzip();
     html! {
         <div class="level-proof" role="status">
-            <p data-testid="level-proof" data-states={states}>{ text }</p>
+            if proven {
+                <p data-testid="level-proof-bounds">{ bounds(ctx, &g.level.config) }</p>
+            }
+            <p data-testid="level-proof" data-states={states} data-transitions={transitions}>{ text }</p>
+            if proven && g.level.unbreakable {
+                <p class="why">{ ctx.t("proof.why") }{ " " }
+                    <a data-testid="level-proof-link" href={crate::first_screen::ARTICLE_URL} target="_blank" rel="noopener"
+                        lang="zh-Hans" hreflang="zh-Hans">{ ctx.tf("proof.link", &[&g.level.section]) }</a></p>
+            }
             if let Some(q) = quote {
                 <p data-testid="level-bet-quote">{ q }</p>
             }
         </div>
     }
+}
+
+/// The level's bounds in words: flows and events, resends, exits, power cuts.
+fn bounds(ctx: &Ctx, config: &outbox_core::checker::Config) -> String {
+    let mut parts = vec![ctx.tf(
+        "bounds.flows",
+        &[&config.flows.to_string(), &config.events.to_string()],
+    )];
+    for (key, n) in [
+        ("bounds.resends", config.resends),
+        ("bounds.exits", config.crashes),
+        ("bounds.power_cuts", config.power_cuts),
+    ] {
+        if n > 0 {
+            parts.push(ctx.tf(key, &[&n.to_string()]));
+        }
+    }
+    ctx.tf("bounds", &[&parts.join(ctx.t("bounds.and").as_str())])
 }
