@@ -25,7 +25,7 @@ for (const [lang, width] of [['en', 1280], ['zh', 390]]) {
       .toContainText(lang === 'zh' ? `PostgreSQL 服务器（${version}）` : `PostgreSQL server (${version})`);
     await expect(panel).toContainText(lang === 'zh' ? '这里只是展示，并不运行' : 'are shown here, not run');
     // Every cell as recorded, in the page's words.
-    expect(recording.rows.length).toBe(9);
+    expect(recording.rows.length).toBe(13);
     for (const row of recording.rows) {
       for (const cell of row.cells) {
         const button = page.getByTestId(`pg-cell-${row.hazard}-${cell.column}`);
@@ -62,5 +62,11 @@ for (const [lang, width] of [['en', 1280], ['zh', 390]]) {
       await expect(who).toBeHidden();
       await expect(lanes.locator('.lane-head')).toHaveText(recording.rows.find((r) => r.hazard === 'double-apply-wrong').sessions);
     }
+    // A public design, checked by its own outbox's queries: two relays without a claim deliver each row twice.
+    await page.getByTestId('pg-cell-two-relays-wrong-read-committed').click();
+    await expect(lanes.locator('li.breaks')).toContainText(lang === 'zh' ? 'order-1/1 送达了 2 次' : 'order-1/1 delivered 2 times');
+    await expect(lanes.locator('li.breaks code')).toHaveText('duplicates');
+    await expect(page.getByTestId('pg-cell-protocol-relay-protocol-read-committed')).toHaveAttribute('data-verdict', 'holds');
+    await expect(panel).toContainText(lang === 'zh' ? '公开的设计：两个不认领就发送的 relay' : 'Public design: two relays without a claim');
   });
 }

@@ -11,6 +11,14 @@ use serde::Serialize;
 pub struct Answer {
     pub sets: Vec<ResultSet>,
     pub error: Option<String>,
+    /// The notifications that came with it (`LISTEN`/`NOTIFY`): the sender's process id, the channel and the
+    /// payload, as the server sent them.
+    #[serde(skip)]
+    pub notifies: Vec<(i32, String, String)>,
+    /// The same as the tester prints them (`s1: NOTIFY "c1" with payload "" from s2`), once the store has named
+    /// the sessions.
+    #[serde(skip)]
+    pub notified: Vec<String>,
 }
 
 impl Answer {
@@ -19,6 +27,10 @@ impl Answer {
         let mut out: String = self.sets.iter().map(result_set).collect();
         if let Some(e) = &self.error {
             out.push_str(e);
+            out.push('\n');
+        }
+        for line in &self.notified {
+            out.push_str(line);
             out.push('\n');
         }
         out

@@ -138,3 +138,116 @@ fn int(row: &[Option<String>], i: usize) -> Result<i64, String> {
     v.parse()
         .map_err(|_| format!("the end state holds `{v}` where a number belongs"))
 }
+
+/// A spec's own outbox checked at a permutation's end (its `committed` and `delivered` queries): `None` where a
+/// property holds, else the rows that break it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OutboxCheck {
+    /// A row committed for delivery that was never delivered.
+    pub loss: Option<String>,
+    /// A row delivered more than once.
+    pub duplicates: Option<String>,
+    /// A stream's rows delivered out of their positions' order.
+    pub order: Option<String>,
+}
+
+impl OutboxCheck {
+    pub fn holds(&self) -> bool {
+        self.loss.is_none() && self.duplicates.is_none() && self.order.is_none()
+    }
+}
+
+impl std::fmt::Display for OutboxCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let said = |name: &str, v: &Option<String>| match v {
+            None => format!("{name} holds"),
+            Some(why) => format!("{name} breaks: {why}"),
+        };
+        write!(
+            f,
+            "check: {}; {}; {}",
+            said("loss", &self.loss),
+            said("duplicates", &self.duplicates),
+            said("order", &self.order)
+        )
+    }
+}
+
+/// A stream and a position, as the declaration's queries answer them.
+type Row = (String, i64);
+
+/// Checks the end state by the spec's own declaration: `committed` and `delivered` read with `query`.
+pub fn outbox(query: &mut Query<'_>, declared: &super::Outbox) -> Result<OutboxCheck, String> {
+    let read = |query: &mut Query<'_>, what: &str, sql: &str| -> Result<Vec<Row>, String> {
+        let set = query(sql).map_err(|e| format!("the `{what}` query failed: {e}"))?;
+        if set.columns.len() != 2 {
+            return Err(format!(
+                "the `{what}` query must answer two columns, a stream and a position; it answered {}",
+                set.columns.len()
+            ));
+        }
+        set.rows
+            .iter()
+            .map(|r| {
+                let position = text(r, 1);
+                position.parse().map(|p| (text(r, 0), p)).map_err(|_| {
+                    format!("the `{what}` query answered the position `{position}`, which is not a whole number")
+                })
+            })
+            .collect()
+    };
+    let committed = read(query, "committed", &declared.committed)?;
+    let delivered = read(query, "delivered", &declared.delivered)?;
+    Ok(judge(&committed, &delivered))
+}
+
+/// Loss, duplicates and order, of rows committed and rows delivered (in delivery order).
+pub fn judge(committed: &[Row], delivered: &[Row]) -> OutboxCheck {
+    let shown = |(stream, position): &Row| format!("{stream}/{position}");
+    let list = |rows: Vec<String>| (!rows.is_empty()).then(|| rows.join(", "));
+    let mut lost: Vec<&Row> = committed
+        .iter()
+        .filter(|r| !delivered.contains(r))
+        .collect();
+    lost.sort();
+    lost.dedup();
+    let loss = list(
+        lost.iter()
+            .map(|r| format!("{} committed, never delivered", shown(r)))
+            .collect(),
+    );
+    let mut seen: Vec<&Row> = Vec::new();
+    let mut twice: Vec<(&Row, usize)> = Vec::new();
+    for r in delivered {
+        if seen.contains(&r) {
+            if !twice.iter().any(|(t, _)| *t == r) {
+                twice.push((r, delivered.iter().filter(|d| *d == r).count()));
+            }
+        } else {
+            seen.push(r);
+        }
+    }
+    let duplicates = list(
+        twice
+            .iter()
+            .map(|(r, n)| format!("{} delivered {n} times", shown(r)))
+            .collect(),
+    );
+    // Each stream's first deliveries, in delivery order, must climb.
+    let mut highest: Vec<(&str, i64)> = Vec::new();
+    let mut wrong = Vec::new();
+    for (stream, position) in seen {
+        match highest.iter_mut().find(|(s, _)| *s == stream.as_str()) {
+            Some((_, top)) if *position < *top => {
+                wrong.push(format!("stream {stream}: {position} delivered after {top}"))
+            }
+            Some((_, top)) => *top = *position,
+            None => highest.push((stream.as_str(), *position)),
+        }
+    }
+    OutboxCheck {
+        loss,
+        duplicates,
+        order: list(wrong),
+    }
+}

@@ -7,7 +7,7 @@
 use super::answer::{Answer, Now, Stopped};
 use super::print::ResultSet;
 use super::run::Transcript;
-use super::{check, Block, Spec, Step};
+use super::{check, Block, Marker, Spec, Step};
 
 /// What the driver asks of a store. Sessions are named by their index in the spec.
 pub(super) trait Store {
@@ -70,23 +70,44 @@ pub(super) fn run(
     out: &mut Transcript<'_>,
 ) -> Result<(), Stopped> {
     out.parsed(spec.sessions.len());
-    let mut driver = Driver { spec, store, out };
+    let mut driver = Driver {
+        spec,
+        store,
+        out,
+        notices: vec![0; spec.sessions.len()],
+    };
     spec.permutations()
         .iter()
-        .try_for_each(|steps| driver.permutation(steps))
+        .enumerate()
+        .try_for_each(|(p, steps)| driver.permutation(p, steps))
 }
 
-/// A waiting step: its session's index and the step.
-type Waiting<'s> = (usize, &'s Step);
+/// A step sent and not yet reported complete: its session's index, the step, its markers, its answer once it
+/// came while a marker still held it, and the notices a `notices N` marker waits for (a session's count).
+struct Waiting<'s> {
+    session: usize,
+    step: &'s Step,
+    markers: &'s [Marker],
+    held: Option<Answer>,
+    notices: Vec<(usize, usize)>,
+}
+
+/// Whether the permutation went on, or was abandoned (an order that cannot run here).
+enum Went {
+    On,
+    Abandoned,
+}
 
 struct Driver<'a, 'o, S> {
     spec: &'a Spec,
     store: &'a mut S,
     out: &'a mut Transcript<'o>,
+    /// Each session's notices so far, for the markers that count them.
+    notices: Vec<usize>,
 }
 
 impl<'a, S: Store> Driver<'a, '_, S> {
-    fn permutation(&mut self, steps: &[String]) -> Result<(), Stopped> {
+    fn permutation(&mut self, p: usize, steps: &[String]) -> Result<(), Stopped> {
         let spec = self.spec;
         self.out.begin(steps);
         self.store.forget();
@@ -101,67 +122,174 @@ impl<'a, S: Store> Driver<'a, '_, S> {
             }
         }
         self.store.ready()?;
-        // The steps waiting on another session, in the order they began to wait.
+        // The steps not yet reported complete, in the order they were sent.
         let mut waiting: Vec<Waiting<'a>> = Vec::new();
-        for name in steps {
+        for (k, name) in steps.iter().enumerate() {
             let (session, step) = spec.step(name).expect("a parsed spec's step");
-            let who = &spec.sessions[session].name;
-            // The session is still waiting on an earlier step: that step must answer first.
-            if let Some(at) = waiting.iter().position(|(s, _)| *s == session) {
-                let (_, earlier) = waiting.remove(at);
-                // Waiting on what only a later step frees: this order cannot run here. Otherwise (on
-                // PostgreSQL, held by a session that waits too, which a deadlock may free) waited for, as
-                // the tester does.
-                let answer = match self.store.settle(session, earlier)? {
-                    Now::Waiting if self.store.freed_only_later(session, &indexes(&waiting))? => {
-                        self.said(session);
-                        let why = self.store.cannot(who, false);
-                        self.out.cannot(who, step, &why);
-                        waiting.push((session, earlier));
-                        return self.abandon(&waiting);
-                    }
-                    Now::Waiting => self.store.wait(session, earlier)?,
-                    Now::Answered(answer) => answer,
-                };
-                self.said(session);
-                self.out.completed(who, earlier, &answer);
-                // Its answer may have released others (a deadlock's victim lets the other go on).
-                waiting = self.released(waiting)?;
+            let markers: &'a [Marker] = spec
+                .markers
+                .get(p)
+                .and_then(|m| m.get(k))
+                .map_or(&[], Vec::as_slice);
+            // The session is still busy with an earlier step: that step must complete first.
+            if let Some(at) = waiting.iter().position(|w| w.session == session) {
+                if let Went::Abandoned = self.complete(&mut waiting, at, Some(step))? {
+                    return self.abandon(&waiting);
+                }
             }
             self.store.send(session, step)?;
-            let now = self.store.settle(session, step)?;
-            self.said(session);
-            match now {
-                Now::Answered(answer) => self.out.answered(who, step, &answer),
-                Now::Waiting => {
-                    self.out.waiting(who, step);
-                    waiting.push((session, step));
+            let notices = markers
+                .iter()
+                .filter_map(|m| match m {
+                    Marker::Notices(other, n) => {
+                        spec.step(other).map(|(s, _)| (s, self.notices[s] + n))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut sent = Waiting {
+                session,
+                step,
+                markers,
+                held: None,
+                notices,
+            };
+            let who = &spec.sessions[session].name;
+            if markers.contains(&Marker::Now) {
+                // `*`: reported waiting at once, whatever comes.
+                self.out.waiting(who, step);
+                waiting.push(sent);
+            } else {
+                let now = self.store.settle(session, step)?;
+                self.said(session);
+                match now {
+                    Now::Answered(answer) if self.held(&sent, &waiting) => {
+                        self.out.waiting(who, step);
+                        sent.held = Some(answer);
+                        waiting.push(sent);
+                    }
+                    Now::Answered(answer) => self.out.answered(who, step, &answer),
+                    Now::Waiting => {
+                        self.out.waiting(who, step);
+                        waiting.push(sent);
+                    }
                 }
             }
             // What this step released: each waiting step that has answered, in order.
-            waiting = self.released(waiting)?;
+            self.released(&mut waiting)?;
         }
-        // The steps still waiting when the permutation ends, in order: each answers, or waits on what nothing
+        // The steps still waiting when the permutation ends, in order: each completes, or waits on what nothing
         // left in the permutation frees.
-        while let Some(&(s, w)) = waiting.first() {
-            let who = &spec.sessions[s].name;
-            let answer = match self.store.settle(s, w)? {
-                Now::Answered(answer) => answer,
-                Now::Waiting if self.store.freed_only_later(s, &indexes(&waiting[1..]))? => {
-                    self.said(s);
-                    let why = self.store.cannot(who, true);
-                    self.out.cannot(who, w, &why);
-                    return self.abandon(&waiting);
-                }
-                Now::Waiting => self.store.wait(s, w)?,
+        while !waiting.is_empty() {
+            // The first that no marker holds back (a marker names a step still running: that one goes first).
+            let Some(at) = (0..waiting.len()).find(|&w| !self.held(&waiting[w], &waiting)) else {
+                return Err(Stopped(
+                    "the permutation's steps wait on each other's markers for ever".into(),
+                ));
             };
-            self.said(s);
-            self.out.completed(who, w, &answer);
-            waiting.remove(0);
-            waiting = self.released(waiting)?;
+            if let Went::Abandoned = self.complete(&mut waiting, at, None)? {
+                return self.abandon(&waiting);
+            }
         }
         self.check()?;
         self.teardowns()
+    }
+
+    /// Whether a marker of `w` still holds it back: a step it names still running (among `waiting`), or fewer
+    /// notices than it waits for.
+    fn held(&self, w: &Waiting<'_>, waiting: &[Waiting<'_>]) -> bool {
+        let running = |name: &str| {
+            waiting
+                .iter()
+                .any(|o| o.step.name == name && !std::ptr::eq(o.step, w.step))
+        };
+        w.markers.iter().any(|m| match m {
+            Marker::Step(other) => running(other),
+            _ => false,
+        }) || w.notices.iter().any(|&(s, n)| self.notices[s] < n)
+    }
+
+    /// Completes `waiting[at]`, the steps its markers wait for first; `next`: the step of its session that
+    /// needs it done (none at the permutation's end). Abandoned when it waits on what only a later step frees.
+    fn complete(
+        &mut self,
+        waiting: &mut Vec<Waiting<'a>>,
+        at: usize,
+        next: Option<&Step>,
+    ) -> Result<Went, Stopped> {
+        // A step its markers name, still running, completes first (the tester polls it until it has); only
+        // notices holding it come with the session's next answers.
+        if self.held(&waiting[at], waiting) {
+            let blocker = (0..waiting.len()).find(|&o| {
+                o != at
+                    && waiting[at]
+                        .markers
+                        .iter()
+                        .any(|m| matches!(m, Marker::Step(s) if *s == waiting[o].step.name))
+            });
+            if let Some(o) = blocker {
+                let this = at_step(waiting, at);
+                if let Went::Abandoned = self.complete(waiting, o, None)? {
+                    return Ok(Went::Abandoned);
+                }
+                return self.complete_named(waiting, this, next);
+            }
+        }
+        self.finish(waiting, at, next)
+    }
+
+    /// [`Driver::complete`] of the waiting step that was `step` before others were removed.
+    fn complete_named(
+        &mut self,
+        waiting: &mut Vec<Waiting<'a>>,
+        step: *const Step,
+        next: Option<&Step>,
+    ) -> Result<Went, Stopped> {
+        match waiting.iter().position(|w| std::ptr::eq(w.step, step)) {
+            Some(at) => self.complete(waiting, at, next),
+            None => Ok(Went::On),
+        }
+    }
+
+    /// Takes `waiting[at]`'s answer (waiting for it as the tester does) and reports it complete.
+    fn finish(
+        &mut self,
+        waiting: &mut Vec<Waiting<'a>>,
+        at: usize,
+        next: Option<&Step>,
+    ) -> Result<Went, Stopped> {
+        let (s, step) = (waiting[at].session, waiting[at].step);
+        let who = &self.spec.sessions[s].name;
+        let answer = match waiting[at].held.take() {
+            Some(answer) => answer,
+            None => match self.store.settle(s, step)? {
+                Now::Answered(answer) => answer,
+                // Waiting on what only a later step frees: this order cannot run here. Otherwise (on
+                // PostgreSQL, held by a session that waits too, which a deadlock may free) waited for, as the
+                // tester does.
+                Now::Waiting => {
+                    let others: Vec<usize> = waiting
+                        .iter()
+                        .enumerate()
+                        .filter(|&(o, _)| o != at && (next.is_some() || o > at))
+                        .map(|(_, w)| w.session)
+                        .collect();
+                    if self.store.freed_only_later(s, &others)? {
+                        self.said(s);
+                        let why = self.store.cannot(who, next.is_none());
+                        self.out.cannot(who, next.unwrap_or(step), &why);
+                        return Ok(Went::Abandoned);
+                    }
+                    self.store.wait(s, step)?
+                }
+            },
+        };
+        self.said(s);
+        self.out.completed(who, step, &answer);
+        waiting.remove(at);
+        // Its answer may have released others (a deadlock's victim lets the other go on).
+        self.released(waiting)?;
+        Ok(Went::On)
     }
 
     /// A setup or teardown of the spec's: the run stops on its error.
@@ -177,23 +305,43 @@ impl<'a, S: Store> Driver<'a, '_, S> {
     /// What session `i`'s server said besides its answers, printed before its next line.
     fn said(&mut self, i: usize) {
         for text in self.store.notices(i) {
+            self.notices[i] += 1;
             self.out.notice(&self.spec.sessions[i].name, &text);
         }
     }
 
-    /// The waiting steps that have answered, printed in the order they began to wait; those still waiting.
-    fn released(&mut self, waiting: Vec<Waiting<'a>>) -> Result<Vec<Waiting<'a>>, Stopped> {
-        let mut still = Vec::new();
-        for (s, w) in waiting {
-            match self.store.settle(s, w)? {
-                Now::Answered(answer) => {
-                    self.said(s);
-                    self.out.completed(&self.spec.sessions[s].name, w, &answer)
+    /// The waiting steps that have answered and that no marker holds back, reported in the order they were
+    /// sent, pass after pass while one completes (one may free another's marker).
+    fn released(&mut self, waiting: &mut Vec<Waiting<'a>>) -> Result<(), Stopped> {
+        loop {
+            let before = waiting.len();
+            // Whether a step left waiting was held back by a marker when it was looked at: the tester then
+            // looks again once another step has completed.
+            let mut marked = false;
+            let mut w = 0;
+            while w < waiting.len() {
+                if waiting[w].held.is_none() {
+                    let (s, step) = (waiting[w].session, waiting[w].step);
+                    if let Now::Answered(answer) = self.store.settle(s, step)? {
+                        self.said(s);
+                        waiting[w].held = Some(answer);
+                    }
                 }
-                Now::Waiting => still.push((s, w)),
+                let blocked = self.held(&waiting[w], waiting);
+                if waiting[w].held.is_some() && !blocked {
+                    let done = waiting.remove(w);
+                    let answer = done.held.unwrap_or_default();
+                    self.out
+                        .completed(&self.spec.sessions[done.session].name, done.step, &answer);
+                } else {
+                    marked |= blocked;
+                    w += 1;
+                }
+            }
+            if waiting.len() == before || !marked {
+                return Ok(());
             }
         }
-        Ok(still)
     }
 
     /// Ends a permutation that cannot go on: the waiting steps given up, every session's transaction rolled
@@ -204,13 +352,19 @@ impl<'a, S: Store> Driver<'a, '_, S> {
         self.teardowns()
     }
 
-    /// The end state checked, when the spec's tables are the protocol's.
+    /// The end state checked, when the spec's tables are the protocol's; and by the spec's own declaration of
+    /// its outbox, when it has one.
     fn check(&mut self) -> Result<(), Stopped> {
         let store = &mut *self.store;
         let checked = check::end_state(&mut |sql| store.read(sql))
             .map_err(|e| Stopped(format!("reading the end state: {e}")))?;
         if let Some(checked) = checked {
             self.out.checked(checked);
+        }
+        if let Some(declared) = &self.spec.outbox {
+            let store = &mut *self.store;
+            let checked = check::outbox(&mut |sql| store.read(sql), declared).map_err(Stopped)?;
+            self.out.checked_outbox(checked);
         }
         Ok(())
     }
@@ -237,5 +391,10 @@ impl<'a, S: Store> Driver<'a, '_, S> {
 }
 
 fn indexes(waiting: &[Waiting<'_>]) -> Vec<usize> {
-    waiting.iter().map(|&(s, _)| s).collect()
+    waiting.iter().map(|w| w.session).collect()
+}
+
+/// The step of `waiting[at]`, to find it again once others are removed.
+fn at_step(waiting: &[Waiting<'_>], at: usize) -> *const Step {
+    waiting[at].step
 }

@@ -72,7 +72,7 @@ pub enum Block {
 }
 
 impl Block {
-    /// The block's text, trimmed, as the tester prints it.
+    /// The block's text as the tester prints it: spaces and tabs trimmed at both ends, line breaks kept.
     pub fn text(&self) -> &str {
         match self {
             Block::Sql(text) | Block::Ops { text, .. } => text,
@@ -103,6 +103,32 @@ pub struct Spec {
     pub sessions: Vec<Session>,
     /// Each a list of step names; empty: every interleaving ([`Spec::permutations`]).
     pub permutations: Vec<Vec<String>>,
+    /// Each permutation's steps' markers (`s1(s2)`, `s1(*)`, `s1(s2 notices 1)`), in the same shape; a step
+    /// without any has an empty list.
+    pub markers: Vec<Vec<Vec<Marker>>>,
+    /// What the spec's own outbox committed and its relay delivered, when it declares them: every permutation's
+    /// end state is then checked for loss, duplicates and order ([`check::outbox`]).
+    pub outbox: Option<Outbox>,
+}
+
+/// A spec's declaration of its outbox (`committed { … }` and `delivered { … }`, before its sessions): two
+/// queries over its own tables, each answering `(stream, position)` rows, the second in delivery order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outbox {
+    pub committed: String,
+    pub delivered: String,
+}
+
+/// A condition on a permutation's step, as the tester's: the step is reported `<waiting ...>` and not as
+/// completed until it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// `*`: reported waiting as soon as it is sent, whatever happens after.
+    Now,
+    /// `other`: not reported complete while the step `other` is still running.
+    Step(String),
+    /// `other notices N`: not before `other`'s session has sent N notices since this step was sent.
+    Notices(String, usize),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,11 +158,13 @@ impl std::fmt::Display for SpecError {
     }
 }
 
-/// A spec's tokens: a word or quoted name, or an SQL block's text (trimmed, as the tester prints it).
+/// A spec's tokens: a word or quoted name, or an SQL block's text (as the tester prints it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Token {
     Word(String),
     Sql(String),
+    /// `(`, `)`, `*` or `,`: a permutation's step markers.
+    Mark(char),
 }
 
 fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SpecError> {
@@ -147,9 +175,7 @@ fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SpecError> {
         match c {
             '\n' => line += 1,
             c if c.is_whitespace() => {}
-            '#' => {
-                while chars.next_if(|&(_, c)| c != '\n').is_some() {}
-            }
+            '#' => while chars.next_if(|&(_, c)| c != '\n').is_some() {},
             '{' => {
                 let start = line;
                 let mut sql = String::new();
@@ -170,7 +196,10 @@ fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SpecError> {
                     }
                     sql.push(c);
                 }
-                out.push((Token::Sql(sql.trim().to_owned()), start));
+                // As the tester's scanner keeps it: spaces and tabs after `{` and before `}` dropped, a line
+                // break kept, so that a step prints from its first character as written.
+                let kept = sql.trim_matches([' ', '\t', '\r', '\x0c']);
+                out.push((Token::Sql(kept.to_owned()), start));
             }
             '}' => {
                 return Err(SpecError {
@@ -203,14 +232,7 @@ fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SpecError> {
                 }
                 out.push((Token::Word(word), line));
             }
-            '(' | ')' | '*' | ',' => {
-                return Err(SpecError {
-                    line,
-                    message: format!(
-                        "`{c}`: step markers such as `s1(s2)` or `s1(*)` are not supported; name the steps alone"
-                    ),
-                })
-            }
+            '(' | ')' | '*' | ',' => out.push((Token::Mark(c), line)),
             other => {
                 return Err(SpecError {
                     line,
@@ -249,7 +271,12 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
         teardown: None,
         sessions: Vec::new(),
         permutations: Vec::new(),
+        markers: Vec::new(),
+        outbox: None,
     };
+    // The outbox's two queries, each with its line, until both are read.
+    let mut committed: Option<(String, usize)> = None;
+    let mut delivered: Option<(String, usize)> = None;
     let last_line = text.lines().count().max(1);
     // A block of the protocol's operations is read here too, so that a wrong one is refused with its line.
     let block = |it: &mut Tokens, what: &str, line: usize| {
@@ -265,14 +292,37 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
     };
     let name = |it: &mut Tokens, what: &str, line: usize| after(it, false, what, line);
     while let Some((token, line)) = it.next() {
-        let Token::Word(word) = token else {
-            return Err(SpecError {
-                line,
-                message: "an SQL block that no setup, teardown or step owns".into(),
-            });
+        let word = match token {
+            Token::Word(word) => word,
+            Token::Sql(_) => {
+                return Err(SpecError {
+                    line,
+                    message: "an SQL block that no setup, teardown or step owns".into(),
+                })
+            }
+            Token::Mark(c) => {
+                return Err(SpecError {
+                    line,
+                    message: format!("`{c}` outside a permutation's step markers"),
+                })
+            }
         };
         match word.as_str() {
             "setup" if spec.sessions.is_empty() => spec.setup.push(block(&mut it, "setup", line)?),
+            "committed" | "delivered" if spec.sessions.is_empty() => {
+                let slot = if word == "committed" {
+                    &mut committed
+                } else {
+                    &mut delivered
+                };
+                if slot.is_some() {
+                    return Err(SpecError {
+                        line,
+                        message: format!("a second `{word}` block"),
+                    });
+                }
+                *slot = Some((after(&mut it, true, &word, line)?, line));
+            }
             "teardown" if spec.sessions.is_empty() => {
                 if spec.teardown.is_some() {
                     return Err(SpecError {
@@ -324,6 +374,7 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
             }
             "permutation" if !spec.sessions.is_empty() => {
                 let mut steps = Vec::new();
+                let mut markers = Vec::new();
                 // Its steps run to the next `permutation` (a permutation may go on over several lines).
                 while let Some((Token::Word(w), _)) = it.peek() {
                     if w == "permutation" {
@@ -331,6 +382,7 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
                     }
                     steps.push(w.clone());
                     it.next();
+                    markers.push(step_markers(&mut it)?);
                 }
                 if steps.is_empty() {
                     return Err(SpecError {
@@ -339,6 +391,7 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
                     });
                 }
                 spec.permutations.push(steps);
+                spec.markers.push(markers);
             }
             other => {
                 return Err(SpecError {
@@ -373,8 +426,35 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
             });
         }
     }
-    for permutation in &spec.permutations {
-        if let Some(missing) = permutation.iter().find(|s| !names.contains(s.as_str())) {
+    spec.outbox = match (committed, delivered) {
+        (Some((committed, _)), Some((delivered, _))) => Some(Outbox {
+            committed,
+            delivered,
+        }),
+        (Some((_, line)), None) => {
+            return Err(SpecError {
+                line,
+                message: "`committed` needs a `delivered` block too: what the relay delivered, in delivery order".into(),
+            })
+        }
+        (None, Some((_, line))) => {
+            return Err(SpecError {
+                line,
+                message: "`delivered` needs a `committed` block too: what the outbox committed for delivery".into(),
+            })
+        }
+        (None, None) => None,
+    };
+    for (permutation, markers) in spec.permutations.iter().zip(&spec.markers) {
+        let marked = markers.iter().flatten().filter_map(|m| match m {
+            Marker::Step(s) | Marker::Notices(s, _) => Some(s),
+            Marker::Now => None,
+        });
+        if let Some(missing) = permutation
+            .iter()
+            .chain(marked)
+            .find(|s| !names.contains(s.as_str()))
+        {
             return Err(SpecError {
                 line: line_of_permutation(text, missing),
                 message: format!("the permutation names step `{missing}`, which no session has"),
@@ -382,6 +462,49 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
         }
     }
     Ok(spec)
+}
+
+/// A permutation step's markers, `( marker [, marker …] )`, if any follow it: `*`, a step's name, or a step's
+/// name then `notices N`.
+fn step_markers(it: &mut Tokens) -> Result<Vec<Marker>, SpecError> {
+    let mut out = Vec::new();
+    let Some(&(Token::Mark('('), line)) = it.peek() else {
+        return Ok(out);
+    };
+    it.next();
+    let wrong = |line: usize, what: &str| SpecError {
+        line,
+        message: format!(
+            "a step marker is `*`, a step's name, or a step's name then `notices N`; found {what}"
+        ),
+    };
+    loop {
+        let marker = match it.next() {
+            Some((Token::Mark('*'), _)) => Marker::Now,
+            Some((Token::Word(step), at)) => {
+                if matches!(it.peek(), Some((Token::Word(w), _)) if w == "notices") {
+                    it.next();
+                    match it.next() {
+                        Some((Token::Word(n), _)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
+                            Marker::Notices(step, n.parse().unwrap_or(1))
+                        }
+                        _ => return Err(wrong(at, "`notices` without a count")),
+                    }
+                } else {
+                    Marker::Step(step)
+                }
+            }
+            Some((_, at)) => return Err(wrong(at, "something else")),
+            None => return Err(wrong(line, "the end of the spec")),
+        };
+        out.push(marker);
+        match it.next() {
+            Some((Token::Mark(','), _)) => {}
+            Some((Token::Mark(')'), _)) => return Ok(out),
+            Some((_, at)) => return Err(wrong(at, "no `,` or `)` after a marker")),
+            None => return Err(wrong(line, "an unclosed `(`")),
+        }
+    }
 }
 
 /// The second line that names `word` as a step: where a duplicate is (found after the tokens).
@@ -400,7 +523,8 @@ fn line_of_permutation(text: &str, word: &str) -> usize {
     text.lines()
         .position(|l| {
             l.trim_start().starts_with("permutation")
-                && l.split_whitespace().any(|w| w.trim_matches('"') == word)
+                && l.split(|c: char| c.is_whitespace() || "(),*\"".contains(c))
+                    .any(|w| w == word)
         })
         .map_or(1, |i| i + 1)
 }
@@ -412,6 +536,76 @@ impl Spec {
             .iter()
             .enumerate()
             .find_map(|(i, s)| s.steps.iter().find(|st| st.name == name).map(|st| (i, st)))
+    }
+
+    /// The steps no permutation of the spec's own names, sorted by name as the tester sorts them (none when the
+    /// spec lists no permutation: every interleaving runs them all).
+    pub fn unused_steps(&self) -> Vec<&str> {
+        let mut unused: Vec<&str> = self
+            .sessions
+            .iter()
+            .flat_map(|s| &s.steps)
+            .map(|s| s.name.as_str())
+            .filter(|name| {
+                !self.permutations.is_empty()
+                    && !self.permutations.iter().flatten().any(|p| p == name)
+            })
+            .collect();
+        unused.sort_unstable();
+        unused
+    }
+
+    /// How many interleavings of the sessions' steps there are (each session's in its order): what runs when
+    /// the spec lists no permutation. Saturates at `u128::MAX`.
+    pub fn interleavings(&self) -> u128 {
+        // The multinomial, built one session at a time: C(n + k, k) for each session's k steps.
+        let mut total: u128 = 1;
+        let mut n: u128 = 0;
+        for session in &self.sessions {
+            for k in 1..=session.steps.len() as u128 {
+                n += 1;
+                total = total.saturating_mul(n) / k;
+            }
+        }
+        total
+    }
+
+    /// `count` interleavings drawn at random, each as likely as any other, reproducibly from `seed` (an
+    /// interleaving may be drawn twice when there are few).
+    pub fn sampled(&self, count: usize, seed: u64) -> Vec<Vec<String>> {
+        let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            // xorshift64*: small, and the same on every machine.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        (0..count)
+            .map(|_| {
+                let mut left: Vec<usize> = self.sessions.iter().map(|s| s.steps.len()).collect();
+                let mut out = Vec::new();
+                // A session is picked in proportion to its steps left: every interleaving equally likely.
+                while let Some(total) = Some(left.iter().sum::<usize>()).filter(|t| *t > 0) {
+                    let mut pick = (next() % total as u64) as usize;
+                    let s = left
+                        .iter()
+                        .position(|&l| {
+                            if pick < l {
+                                true
+                            } else {
+                                pick -= l;
+                                false
+                            }
+                        })
+                        .unwrap_or(0);
+                    let done = self.sessions[s].steps.len() - left[s];
+                    out.push(self.sessions[s].steps[done].name.clone());
+                    left[s] -= 1;
+                }
+                out
+            })
+            .collect()
     }
 
     /// The permutations to run: the spec's own, or every interleaving of the sessions' steps (each session's in

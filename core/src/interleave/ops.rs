@@ -72,7 +72,7 @@ impl Op {
 /// parsed. `step`: whether it is a step's (only a step may stop inside a transaction). The message names what
 /// is wrong.
 pub fn block(text: &str, step: bool) -> Result<Option<Vec<Op>>, String> {
-    if !text.starts_with('@') {
+    if !text.trim_start().starts_with('@') {
         return Ok(None);
     }
     let mut ops = Vec::new();

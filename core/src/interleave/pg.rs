@@ -4,7 +4,8 @@
 //! asks). A step that waits is printed `<waiting ...>` and the next one runs; its answer is printed
 //! `<... completed>` when it comes. The output is the tester's, line for line (`tests/interleave.rs` diffs it
 //! against PostgreSQL 15's own `isolationtester`). The spec's tables live in a schema of their own, dropped
-//! after the run, so that a reader's database is not written outside it. The permutations are run by `engine.rs`,
+//! after the run, so that a reader's database is not written outside it; or, as the tester runs them, in
+//! `public`, for a database made for the run ([`Tables::Public`]). The permutations are run by `engine.rs`,
 //! as on SQLite; this file is what the server does differently: its connections and the lock watch.
 
 use super::answer::{Answer, Now, Stopped};
@@ -20,6 +21,16 @@ use std::io::Write;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
+/// Where a spec's tables are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tables {
+    /// A schema of the run's own, dropped after it: a reader's database is not written outside it.
+    Private,
+    /// `public`, as the tester runs a spec (plans name `public.t`, a session that switches role finds the
+    /// tables): for a database made for the run, whose `public` the spec's teardown leaves as it found it.
+    Public,
+}
+
 /// Runs `spec` on the server of `place`'s URL, writing the tester's output to `out`, and returns each
 /// permutation's run. `timeout` bounds how long any one step may take to answer once the permutation needs it to.
 pub fn run_spec(
@@ -27,17 +38,26 @@ pub fn run_spec(
     url: &str,
     isolation: Isolation,
     timeout: Duration,
+    tables: Tables,
     out: &mut dyn Write,
 ) -> Result<Vec<Permutation>, Stopped> {
     let place = Place::fresh(url);
-    let schema = format!("{}_spec", place.prefix());
+    let schema = match tables {
+        Tables::Private => format!("{}_spec", place.prefix()),
+        Tables::Public => "public".to_owned(),
+    };
     let mut watch = place
         .connect(None, None)
         .map_err(|e| Stopped(crate::trace::session::stop_message(e)))?;
+    let made = match tables {
+        Tables::Private => {
+            format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; ")
+        }
+        Tables::Public => String::new(),
+    };
     watch
         .batch_execute(&format!(
-            "SET client_min_messages = warning; DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
-             SET search_path = {schema}; SET statement_timeout = {}",
+            "SET client_min_messages = warning; {made}SET search_path = {schema}; SET statement_timeout = {}",
             // A setup or teardown that waits on a lock for ever ends too, as a step does.
             timeout.as_millis()
         ))
@@ -53,7 +73,9 @@ pub fn run_spec(
         &mut transcript,
     );
     // The spec's schema goes whatever happened; a session still waiting is cancelled first (in run_sessions).
-    let _ = watch.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+    if tables == Tables::Private {
+        let _ = watch.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+    }
     result.map(|()| transcript.permutations)
 }
 
@@ -79,7 +101,8 @@ fn run_sessions(
         pids: &pids,
         watch,
         timeout,
-        forever: vec![true; spec.sessions.len()],
+        forever: vec![None; spec.sessions.len()],
+        pending: vec![Vec::new(); spec.sessions.len()],
     };
     let result = engine::run(spec, &mut runner, out);
     if result.is_err() {
@@ -101,8 +124,11 @@ struct Runner<'a> {
     watch: &'a mut Client,
     timeout: Duration,
     /// Per session: whether a lock wait of its lasts until the lock is freed (no `lock_timeout` nor
-    /// `statement_timeout` set), read after its setup.
-    forever: Vec<bool>,
+    /// `statement_timeout` set), read before its setup in each permutation: `None` until read.
+    forever: Vec<Option<bool>>,
+    /// Per session: notifications that came with a setup or teardown, printed with its next step's answer, as
+    /// the tester reads them only once a step is done.
+    pending: Vec<Vec<(i32, String, String)>>,
 }
 
 impl Runner<'_> {
@@ -122,7 +148,39 @@ impl Runner<'_> {
             .send(Work::Block(block))
             .map_err(|_| self.gone(i))?;
         let what = format!("session {}'s setup or teardown", self.name(i));
-        self.answer_within(i, &what)
+        let mut answer = self.answer_within(i, &what)?;
+        self.pending[i].append(&mut answer.notifies);
+        Ok(answer)
+    }
+
+    /// A step's answer with the notifications that came to its session, named as the tester names them.
+    fn step_answer(&mut self, i: usize, mut answer: Answer) -> Answer {
+        let mut notifies = std::mem::take(&mut self.pending[i]);
+        notifies.append(&mut answer.notifies);
+        for (pid, channel, payload) in notifies {
+            let sender = match self.pids.iter().position(|p| *p == pid) {
+                Some(s) => self.name(s).to_owned(),
+                None => format!("PID {pid}"),
+            };
+            answer.notified.push(format!(
+                "{}: NOTIFY \"{channel}\" with payload \"{payload}\" from {sender}",
+                self.name(i)
+            ));
+        }
+        answer
+    }
+
+    /// Whether session `i` has neither `lock_timeout` nor `statement_timeout`: `SHOW`, which takes no snapshot.
+    fn timeouts_unset(&mut self, i: usize) -> Result<bool, Stopped> {
+        let answer = self.ask(
+            i,
+            Block::Sql("SHOW lock_timeout; SHOW statement_timeout".into()),
+        )?;
+        Ok(answer.sets.len() == 2
+            && answer
+                .sets
+                .iter()
+                .all(|s| s.rows.first().and_then(|r| r[0].as_deref()) == Some("0")))
     }
 
     fn answer_within(&mut self, i: usize, what: &str) -> Result<Answer, Stopped> {
@@ -142,6 +200,8 @@ impl Store for Runner<'_> {
         for conn in self.conns {
             let _ = conn.send.send(Work::Forget);
         }
+        // Read again in this permutation: a step of the last may have set a timeout.
+        self.forever.iter_mut().for_each(|f| *f = None);
     }
 
     /// On the watch's connection; one of protocol operations on a connection of its own, as the protocol's.
@@ -156,6 +216,13 @@ impl Store for Runner<'_> {
     }
 
     fn setup(&mut self, i: usize, block: &Block) -> Result<Answer, Stopped> {
+        // Asked before the setup, which may open a transaction whose snapshot a query after it would take: the
+        // setup's own text then says whether it sets a timeout.
+        let before = self.timeouts_unset(i)?;
+        let sets = ["lock_timeout", "statement_timeout"]
+            .iter()
+            .any(|name| block.text().to_ascii_lowercase().contains(name));
+        self.forever[i] = Some(before && !sets);
         let answer = self.ask(i, block.clone())?;
         match &answer.error {
             Some(e) => Err(Stopped(format!(
@@ -170,22 +237,13 @@ impl Store for Runner<'_> {
         self.ask(i, block.clone()).map(Some)
     }
 
-    /// Whether each session's lock waits last until the lock is freed, read after its setup.
+    /// Whether the lock waits of each session without a setup last until the lock is freed: nothing has been
+    /// sent on its connection, so no transaction of its is open.
     fn ready(&mut self) -> Result<(), Stopped> {
         for i in 0..self.conns.len() {
-            let answer = self.ask(
-                i,
-                Block::Sql(
-                    "SELECT current_setting('lock_timeout') = '0' AND current_setting('statement_timeout') = '0'"
-                        .into(),
-                ),
-            )?;
-            self.forever[i] = answer
-                .sets
-                .first()
-                .and_then(|s| s.rows.first())
-                .and_then(|r| r[0].as_deref())
-                == Some("t");
+            if self.forever[i].is_none() {
+                self.forever[i] = Some(self.timeouts_unset(i)?);
+            }
         }
         Ok(())
     }
@@ -206,7 +264,7 @@ impl Store for Runner<'_> {
                 .answers
                 .recv_timeout(Duration::from_millis(10))
             {
-                Ok(answer) => return Ok(Now::Answered(answer)),
+                Ok(answer) => return Ok(Now::Answered(self.step_answer(i, answer))),
                 Err(RecvTimeoutError::Disconnected) => return Err(self.gone(i)),
                 Err(RecvTimeoutError::Timeout) => {}
             }
@@ -235,7 +293,7 @@ impl Store for Runner<'_> {
     /// timeout). It waits without a timeout, and every session holding what it waits for is one of the spec's,
     /// not among the `others` waiting (a deadlock may free a wait on those).
     fn freed_only_later(&mut self, i: usize, others: &[usize]) -> Result<bool, Stopped> {
-        if !self.forever[i] {
+        if self.forever[i] != Some(true) {
             return Ok(false);
         }
         let blockers: Vec<i32> = self
@@ -249,7 +307,8 @@ impl Store for Runner<'_> {
 
     /// A waiting step's answer, however long the permutation's next step needs it.
     fn wait(&mut self, i: usize, step: &Step) -> Result<Answer, Stopped> {
-        self.answer_within(i, &format!("step {}", step.name))
+        let answer = self.answer_within(i, &format!("step {}", step.name))?;
+        Ok(self.step_answer(i, answer))
     }
 
     /// The waiting steps cancelled, and their answers (the cancellation's error) taken.

@@ -129,13 +129,18 @@ pub(super) fn run(db: &mut Db, memory: &mut Memory, block: &Block) -> Answer {
         Block::Sql(sql) => sql,
     };
     match db.conn().pg() {
-        Ok(c) => answer(c.simple_query(sql)),
+        Ok(c) => {
+            let mut answer = answer(c.simple_query(sql));
+            // What arrived with it, as the tester reads it once the step is done.
+            answer.notifies = c.notifications();
+            answer
+        }
         Err(stop) => Answer {
-            sets: Vec::new(),
             error: Some(format!(
                 "ERROR:  {}",
                 crate::trace::session::stop_message(stop)
             )),
+            ..Answer::default()
         },
     }
 }
@@ -167,11 +172,14 @@ pub(super) fn answer(result: Result<Vec<SimpleQueryMessage>, postgres::Error>) -
                     _ => {}
                 }
             }
-            Answer { sets, error: None }
+            Answer {
+                sets,
+                ..Answer::default()
+            }
         }
         Err(e) => Answer {
-            sets: Vec::new(),
             error: Some(db_message(&e)),
+            ..Answer::default()
         },
     }
 }

@@ -3,7 +3,7 @@
 //! checked when the spec's tables are the protocol's.
 
 use super::answer::Answer;
-use super::check::Check;
+use super::check::{Check, OutboxCheck};
 use super::{Block, Step};
 use serde::Serialize;
 use std::io::Write;
@@ -41,11 +41,15 @@ pub struct Permutation {
     pub lines: Vec<Line>,
     /// The end state's check: none when the spec's tables are not the protocol's, or the permutation stopped.
     pub check: Option<Check>,
+    /// The spec's own outbox checked (its `committed` and `delivered`): none when it declares none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outbox: Option<OutboxCheck>,
 }
 
 impl Permutation {
     pub fn breaks(&self) -> bool {
         self.check.as_ref().is_some_and(|c| !c.holds())
+            || self.outbox.as_ref().is_some_and(|c| !c.holds())
     }
 
     pub fn stopped(&self) -> bool {
@@ -82,6 +86,7 @@ impl<'o> Transcript<'o> {
             steps: steps.to_vec(),
             lines: Vec::new(),
             check: None,
+            outbox: None,
         });
     }
 
@@ -156,6 +161,13 @@ impl<'o> Transcript<'o> {
         self.say(&format!("{check}\n"));
         if let Some(p) = self.permutations.last_mut() {
             p.check = Some(check);
+        }
+    }
+
+    pub fn checked_outbox(&mut self, check: OutboxCheck) {
+        self.say(&format!("{check}\n"));
+        if let Some(p) = self.permutations.last_mut() {
+            p.outbox = Some(check);
         }
     }
 }

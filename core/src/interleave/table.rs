@@ -71,7 +71,7 @@ pub fn cell(column: &str, runs: Vec<Permutation>) -> Option<Cell> {
     let checked = runs
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.check.is_some())
+        .filter(|(_, p)| p.check.is_some() || p.outbox.is_some())
         .max_by_key(|(i, p)| (waits(p), *i))
         .map(|(i, _)| i);
     let verdict = match (breaking, checked) {
@@ -135,9 +135,14 @@ impl Table {
         }
         for row in &self.rows {
             for cell in row.cells.iter().filter(|c| c.verdict == Verdict::Breaks) {
-                let check = cell.run.check.as_ref().map_or_else(String::new, |c| {
-                    c.to_string().trim_start_matches("check: ").to_owned()
-                });
+                // What broke: the protocol's properties, or the spec's own outbox's.
+                let check = match (&cell.run.check, &cell.run.outbox) {
+                    (Some(c), _) if !c.holds() => c.to_string(),
+                    (_, Some(o)) => o.to_string(),
+                    (Some(c), None) => c.to_string(),
+                    (None, None) => String::new(),
+                };
+                let check = check.trim_start_matches("check: ");
                 out.push_str(&format!(
                     "\n{} on {}: permutation #{} ({}): {check}",
                     row.hazard,

@@ -30,11 +30,12 @@ fn a_spec_reads_as_the_isolation_tester_reads_it() {
     let s1 = &spec.sessions[0];
     assert_eq!(s1.setup.as_deref(), Some("SET lock_timeout = '5s';"));
     assert_eq!(s1.steps[1].name, "s1 u");
-    // Braces inside the block are its own; the block is trimmed as the tester prints it.
+    // Braces inside the block are its own; spaces after `{` and before `}` are dropped, as the tester's scanner
+    // drops them, and its line breaks kept: the tester prints a step from its first character.
     assert_eq!(s1.steps[1].sql, "UPDATE t SET v = '{b}' WHERE id = 1;");
     assert_eq!(
         spec.sessions[1].steps[0].sql,
-        "UPDATE t SET v = 'c' WHERE id = 1;"
+        "\n  UPDATE t SET v = 'c' WHERE id = 1;\n"
     );
     assert_eq!(
         spec.permutations,
@@ -82,7 +83,17 @@ fn a_bad_spec_is_refused_naming_its_line() {
         (
             "session s\nstep a { SELECT 1; }\npermutation a(b)\n",
             3,
-            "step markers",
+            "names step `b`",
+        ),
+        (
+            "session s\nstep a { SELECT 1; }\npermutation a(a notices)\n",
+            3,
+            "`notices` without a count",
+        ),
+        (
+            "session s\nstep a { SELECT 1; }\npermutation a(*\n",
+            3,
+            "step marker",
         ),
         (
             "session s\nstep a { SELECT 1; }\nstep a { SELECT 2; }\n",
@@ -198,6 +209,7 @@ fn a_holding_cell_draws_the_checked_interleaving_in_which_most_steps_waited() {
             consumer_invariant: None,
             no_loss: None,
         }),
+        outbox: None,
     };
     // The second waited most but was not checked (it could not run): the third, of the checked, is drawn.
     let cell = table::cell(
@@ -215,4 +227,77 @@ fn a_holding_cell_draws_the_checked_interleaving_in_which_most_steps_waited() {
     };
     let cell = table::cell("sqlite", vec![run(1, true), broken]).unwrap();
     assert_eq!((cell.verdict, cell.shown), (table::Verdict::Breaks, 2));
+}
+
+#[test]
+fn a_permutations_step_markers_are_read_as_the_tester_reads_them() {
+    let spec = parse(
+        "session s1\nstep a { SELECT 1; }\nstep b { SELECT 2; }\nsession s2\nstep c { SELECT 3; }\n\
+         permutation a(*) c(a, a notices 2) b\n",
+    )
+    .unwrap();
+    assert_eq!(spec.permutations, vec![vec!["a", "c", "b"]]);
+    assert_eq!(
+        spec.markers,
+        vec![vec![
+            vec![Marker::Now],
+            vec![Marker::Step("a".into()), Marker::Notices("a".into(), 2)],
+            vec![]
+        ]]
+    );
+}
+
+#[test]
+fn an_outbox_is_judged_for_loss_duplicates_and_order_by_its_rows() {
+    use super::check::judge;
+    let rows = |r: &[(&str, i64)]| -> Vec<(String, i64)> {
+        r.iter().map(|(s, p)| (s.to_string(), *p)).collect()
+    };
+    let committed = rows(&[("A", 1), ("A", 2), ("B", 1)]);
+    assert!(judge(&committed, &rows(&[("B", 1), ("A", 1), ("A", 2)])).holds());
+    let c = judge(&committed, &rows(&[("A", 2), ("A", 1), ("A", 2)]));
+    assert_eq!(c.loss.as_deref(), Some("B/1 committed, never delivered"));
+    assert_eq!(c.duplicates.as_deref(), Some("A/2 delivered 2 times"));
+    assert_eq!(c.order.as_deref(), Some("stream A: 1 delivered after 2"));
+    assert_eq!(
+        c.to_string(),
+        "check: loss breaks: B/1 committed, never delivered; duplicates breaks: A/2 delivered 2 times; \
+         order breaks: stream A: 1 delivered after 2"
+    );
+    // A declaration with one query of the two is refused at its line.
+    let e = parse("committed { SELECT 'A', 1; }\nsession s\nstep a { SELECT 1; }\n").unwrap_err();
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("needs a `delivered` block"), "{e}");
+    let spec = parse(
+        "committed { SELECT s, p FROM o; }\ndelivered { SELECT s, p FROM d ORDER BY n; }\nsession s\nstep a { SELECT 1; }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        spec.outbox,
+        Some(Outbox {
+            committed: "SELECT s, p FROM o;".into(),
+            delivered: "SELECT s, p FROM d ORDER BY n;".into()
+        })
+    );
+}
+
+#[test]
+fn a_spec_without_permutations_counts_its_interleavings_and_samples_them_reproducibly() {
+    let spec = parse(
+        "session a\nstep a1 { SELECT 1; }\nstep a2 { SELECT 1; }\nsession b\nstep b1 { SELECT 1; }\n\
+         step b2 { SELECT 1; }\nstep b3 { SELECT 1; }\nsession c\nstep c1 { SELECT 1; }\n",
+    )
+    .unwrap();
+    // 6! / (2! 3! 1!) = 60, as many as the tester would run.
+    assert_eq!(spec.interleavings(), 60);
+    assert_eq!(spec.permutations().len(), 60);
+    let drawn = spec.sampled(20, 7);
+    assert_eq!(drawn, spec.sampled(20, 7), "the same seed draws the same");
+    assert_ne!(drawn, spec.sampled(20, 8));
+    for p in &drawn {
+        assert!(
+            spec.permutations().contains(p),
+            "{p:?} keeps each session's order"
+        );
+    }
 }

@@ -174,7 +174,7 @@ impl Check {
 
 #[derive(Args, Debug)]
 pub struct Interleave {
-    /// Every hazard spec of DIR (specs/isolation/hazards) on SQLite and at every PostgreSQL level, as one table
+    /// Every spec of each DIR (specs/isolation/hazards and designs) on SQLite and at every PostgreSQL level, as one table
     #[arg(long)]
     pub all: bool,
     /// sqlite, postgres (a throw-away server) or a postgres:// URL; --all needs PostgreSQL
@@ -192,7 +192,17 @@ pub struct Interleave {
     /// Write the table as JSON to FILE (with --all): the page's recording
     #[arg(long, value_name = "FILE")]
     pub record: Option<String>,
-    /// The spec file, or with --all the directory of specs
+    /// Run N interleavings drawn at random, for a spec that lists no permutation and has more than 1,000
+    #[arg(long, value_name = "N", value_parser = sample_value)]
+    pub sample: Option<usize>,
+    /// The draw of --sample: the same seed draws the same interleavings (default 1)
+    #[arg(long, value_name = "S", value_parser = seed_value)]
+    pub seed: Option<u64>,
+    /// The spec's tables in `public`, as PostgreSQL's tester runs it, not in a schema of the run's own: for a
+    /// database made for the run (PostgreSQL only, one spec)
+    #[arg(long)]
+    pub public: bool,
+    /// The spec file, or with --all the directories of specs (specs/isolation/hazards and designs by default)
     #[arg(value_name = "FILE.spec|DIR")]
     pub files: Vec<String>,
 }
@@ -319,6 +329,20 @@ fn isolation_value(value: &str) -> Result<String, String> {
             "--isolation must be read-committed, repeatable-read or serializable, got `{value}`"
         ))
     }
+}
+
+fn sample_value(value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| format!("--sample must be a whole number from 1 to 1000, got `{value}`"))
+}
+
+fn seed_value(value: &str) -> Result<u64, String> {
+    value.parse::<u64>().map_err(|_| {
+        format!("--seed must be a whole number from 0 to 18446744073709551615, got `{value}`")
+    })
 }
 
 fn step_timeout_value(value: &str) -> Result<u64, String> {

@@ -2,16 +2,17 @@
 //! them (`outbox_core::interleave`), on PostgreSQL or on SQLite; `--all`, every hazard spec on both stores and at
 //! every level, as one table.
 
+use outbox_core::interleave::pg::Tables;
 use outbox_core::interleave::{self, run::Permutation, table, Isolation};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "interleave FILE.spec --store sqlite|postgres|postgres://… [--isolation read-committed|repeatable-read|serializable] [--step-timeout SECONDS] \
-| interleave --all [DIR] --store postgres|postgres://… [--json] [--record FILE] [--step-timeout SECONDS]";
+const USAGE: &str = "interleave FILE.spec --store sqlite|postgres|postgres://… [--isolation read-committed|repeatable-read|serializable] [--step-timeout SECONDS] [--public] \
+| interleave --all [DIR …] --store postgres|postgres://… [--json] [--record FILE] [--step-timeout SECONDS]";
 
-/// Where `--all` finds its specs by default.
-const HAZARDS: &str = "specs/isolation/hazards";
+/// Where `--all` finds its specs by default: the protocol's hazards, then the public outbox designs.
+const SPECS: [&str; 2] = ["specs/isolation/hazards", "specs/isolation/designs"];
 
 pub fn main(args: &super::cli::Interleave) -> ExitCode {
     match run(args) {
@@ -26,22 +27,33 @@ pub fn main(args: &super::cli::Interleave) -> ExitCode {
 /// The flags, as the runs read them.
 struct Flags<'a> {
     file: Option<&'a str>,
+    /// `--all`'s directories.
+    dirs: Vec<&'a str>,
     all: bool,
     store: Option<&'a str>,
     isolation: Option<Isolation>,
     timeout: Option<Duration>,
     json: bool,
     record: Option<&'a str>,
+    public: bool,
+    sample: Option<usize>,
+    seed: Option<u64>,
 }
+
+/// The most interleavings a spec without permutations runs whole (PostgreSQL 15's own suite has at most 210);
+/// more are sampled (`--sample N --seed S`).
+const WHOLE: u128 = 1000;
 
 fn flags(args: &super::cli::Interleave) -> Result<Flags<'_>, String> {
     let file = match args.files.as_slice() {
+        _ if args.all => None,
         [] => None,
         [file] => Some(file.as_str()),
         _ => return Err(format!("one spec at a time; usage: {USAGE}")),
     };
     Ok(Flags {
         file,
+        dirs: args.files.iter().map(String::as_str).collect(),
         all: args.all,
         store: args.store.as_deref(),
         isolation: match args.isolation.as_deref() {
@@ -54,12 +66,20 @@ fn flags(args: &super::cli::Interleave) -> Result<Flags<'_>, String> {
         timeout: args.step_timeout.map(Duration::from_secs),
         json: args.json,
         record: args.record.as_deref(),
+        public: args.public,
+        sample: args.sample,
+        seed: args.seed,
     })
 }
 
 fn run(args: &super::cli::Interleave) -> Result<(), String> {
     let f = flags(args)?;
     if f.all {
+        if f.public {
+            return Err(
+                "--public goes with one spec: --all runs each in a schema of its own".into(),
+            );
+        }
         return all(&f);
     }
     if f.json || f.record.is_some() {
@@ -68,11 +88,16 @@ fn run(args: &super::cli::Interleave) -> Result<(), String> {
     let file = f
         .file
         .ok_or_else(|| format!("which spec? usage: {USAGE}"))?;
-    let spec = read(Path::new(file))?.1;
+    let mut spec = read(Path::new(file))?.1;
+    interleavings(&mut spec, f.sample, f.seed)?;
     let store = f
         .store
         .ok_or_else(|| format!("which store? usage: {USAGE}"))?;
     let timeout = f.timeout.unwrap_or(Duration::from_secs(60));
+    // As the tester warns, on standard error, before anything runs.
+    for name in spec.unused_steps() {
+        eprintln!("unused step name: {name}");
+    }
     let mut out = std::io::stdout().lock();
     if store == "sqlite" {
         if f.isolation.is_some() {
@@ -80,6 +105,9 @@ fn run(args: &super::cli::Interleave) -> Result<(), String> {
         }
         if f.timeout.is_some() {
             return Err("--step-timeout is PostgreSQL's: on SQLite a step that needs the writer is answered busy at once".into());
+        }
+        if f.public {
+            return Err("--public is PostgreSQL's: on SQLite a spec's tables are in a database of the run's own".into());
         }
         if outbox_core::real::parse_only() {
             return Ok(());
@@ -102,10 +130,52 @@ fn run(args: &super::cli::Interleave) -> Result<(), String> {
         &target.url,
         f.isolation.unwrap_or(Isolation::ReadCommitted),
         timeout,
+        if f.public {
+            Tables::Public
+        } else {
+            Tables::Private
+        },
         &mut out,
     )
     .map(drop)
     .map_err(|e| e.0)
+}
+
+/// A spec that lists no permutation runs every interleaving, as the tester does: how many is said first (on
+/// standard error when it is a terminal, so that an output kept in a file stays the tester's, byte for byte),
+/// and more than [`WHOLE`] are refused unless sampled.
+fn interleavings(
+    spec: &mut interleave::Spec,
+    sample: Option<usize>,
+    seed: Option<u64>,
+) -> Result<(), String> {
+    if !spec.permutations.is_empty() {
+        if sample.is_some() || seed.is_some() {
+            return Err("--sample and --seed draw interleavings for a spec that lists no permutation; this one lists its own".into());
+        }
+        return Ok(());
+    }
+    let count = spec.interleavings();
+    match sample {
+        None if seed.is_some() => Err("--seed goes with --sample N".into()),
+        None if count > WHOLE => Err(format!(
+            "{count} interleavings: more than the {WHOLE} a run takes whole; sample them with --sample N --seed S, or list permutations"
+        )),
+        None => {
+            if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+                eprintln!("{count} interleavings");
+            }
+            Ok(())
+        }
+        Some(n) => {
+            let seed = seed.unwrap_or(1);
+            eprintln!("{count} interleavings; {n} drawn with seed {seed}");
+            let drawn = spec.sampled(n, seed);
+            spec.markers = vec![Vec::new(); drawn.len()];
+            spec.permutations = drawn;
+            Ok(())
+        }
+    }
 }
 
 /// A spec file read and parsed, refused whole with its name and line.
@@ -120,20 +190,29 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
     if f.isolation.is_some() {
         return Err("--all runs every level: leave --isolation out".into());
     }
-    let dir = PathBuf::from(f.file.unwrap_or(HAZARDS));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "spec"))
-        .collect();
-    // Each hazard's wrong form, then the protocol's beside it.
-    files.sort_by_key(|p| {
-        let name = table::hazard_name(p);
-        let wrong = name.ends_with("-wrong");
-        (name.trim_end_matches("-wrong").to_owned(), !wrong)
-    });
-    if files.is_empty() {
-        return Err(format!("no .spec file in {}", dir.display()));
+    let dirs: Vec<&str> = if f.dirs.is_empty() {
+        SPECS.to_vec()
+    } else {
+        f.dirs.clone()
+    };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        let dir = PathBuf::from(dir);
+        let mut here: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "spec"))
+            .collect();
+        // Each hazard's wrong form, then the protocol's beside it.
+        here.sort_by_key(|p| {
+            let name = table::hazard_name(p);
+            let wrong = name.ends_with("-wrong");
+            (name.trim_end_matches("-wrong").to_owned(), !wrong)
+        });
+        if here.is_empty() {
+            return Err(format!("no .spec file in {}", dir.display()));
+        }
+        files.extend(here);
     }
     // Every spec is read before any runs: one bad file refuses the whole table.
     let specs = files
@@ -181,9 +260,15 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
         progress.step();
         for level in Isolation::ALL {
             let t = Instant::now();
-            let runs =
-                interleave::pg::run_spec(spec, &target.url, level, timeout, &mut std::io::sink())
-                    .map_err(|e| named(e.0))?;
+            let runs = interleave::pg::run_spec(
+                spec,
+                &target.url,
+                level,
+                timeout,
+                Tables::Private,
+                &mut std::io::sink(),
+            )
+            .map_err(|e| named(e.0))?;
             pg.add(t, &runs);
             cells.extend(table::cell(level.name(), runs));
             progress.step();

@@ -222,18 +222,24 @@ fn lanes(
             html! {
                 <div class={kind} style={at}>
                     <span class="who">{ format!("{session} · ") }</span><strong><code>{ step }</code></strong>
-                    if let Some(sql) = sql { <pre>{ text(sql) }</pre> }
+                    // The step as written, without the line breaks around it that the tester prints.
+                    if let Some(sql) = sql { <pre>{ text(sql).trim_matches('\n') }</pre> }
                     if let Some(note) = note { <p>{ w(doc, lang, note) }</p> }
                     if let Some(answer) = answer.filter(|a| !a.is_empty()) { <pre class="answer">{ answer }</pre> }
                 </div>
             }
         })
         .collect::<Html>();
-    let check = &run["check"];
+    // The protocol's properties, or a design's own outbox (`committed`, `delivered`): loss, duplicates, order.
+    let (check, keys, apart): (&Value, &[&str], &str) = if run["check"].is_object() {
+        (&run["check"], &["consumer_invariant", "no_loss"], "; ")
+    } else {
+        (&run["outbox"], &["loss", "duplicates", "order"], ", ")
+    };
     // What broke, in the page's language: each of the check's parts as the badge's own refusals are read.
     let property = |key: &str| {
         let why = check[key].as_str().map(|why| {
-            let parts: Vec<String> = why.split("; ").map(|p| message(lang, p)).collect();
+            let parts: Vec<String> = why.split(apart).map(|p| message(lang, p)).collect();
             parts.join(if lang == Lang::Zh { "；" } else { "; " })
         });
         let said = w(
@@ -260,7 +266,7 @@ fn lanes(
             </div>
             if check.is_object() {
                 <div class="check">{ w(doc, lang, "check") }
-                    <ul>{ property("consumer_invariant") }{ property("no_loss") }</ul>
+                    <ul>{ for keys.iter().map(|k| property(k)) }</ul>
                 </div>
             }
             if cannot > 0 {

@@ -65,6 +65,24 @@ impl PgConn {
         self.client.borrow_mut().simple_query(sql)
     }
 
+    /// The notifications received so far and not yet taken (`LISTEN`): the sender's process id, the channel and
+    /// the payload.
+    pub fn notifications(&self) -> Vec<(i32, String, String)> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let mut client = self.client.borrow_mut();
+        let mut notifications = client.notifications();
+        let mut pending = notifications.iter();
+        let mut out = Vec::new();
+        while let Ok(Some(n)) = pending.next() {
+            out.push((
+                n.process_id(),
+                n.channel().to_owned(),
+                n.payload().to_owned(),
+            ));
+        }
+        out
+    }
+
     fn prepared(&self, sql: &str) -> Result<Statement, Stop> {
         if let Some(s) = self.statements.borrow().get(sql) {
             return Ok(s.clone());
