@@ -405,3 +405,21 @@ test('before any move, level 2 says what to make happen and which code is attack
     await expect(page.getByTestId('level-moves')).toHaveText('0');
   }
 });
+
+test('a move that changes nothing says so, and no bet is taken once the answer is on screen', async ({ dist, open }) => {
+  // The dedupe-only consumer applies as it receives: its apply has nothing to do, and says it.
+  const page = await openLevel(open, `${dist.url}?level=2`);
+  await page.getByTestId('level-bet-skip').click();
+  for (const id of ['advance-A', 'relay-A1']) await page.getByTestId(id).click();
+  await expect(page.getByTestId('apply-A')).toHaveAttribute('data-idle', 'true');
+  await expect(page.getByTestId('apply-A')).toContainText('changes nothing here');
+  await expect(page.getByTestId('advance-A')).toHaveAttribute('data-idle', 'false');
+  // I give up before a bet: the answer is shown, and the bet is closed, here and after a reload.
+  const other = await openLevel(open, `${dist.url}?level=3`);
+  await other.getByTestId('level-giveup').click();
+  await expect(other.getByTestId('level-proof')).toContainText('It can be broken', { timeout: 60_000 });
+  await expect(other.getByTestId('level-bet')).toHaveAttribute('data-bet', 'closed');
+  await expect(other.getByTestId('level-bet-hold')).toHaveCount(0);
+  await other.reload();
+  await expect(other.getByTestId('level-bet')).toHaveAttribute('data-bet', 'closed');
+});

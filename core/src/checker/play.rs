@@ -73,6 +73,17 @@ impl Play {
         self.offered.iter().map(|(m, _)| *m).collect()
     }
 
+    /// The moves offered here that change nothing where the reader stands (an apply with nothing to apply): the
+    /// page offers them saying so.
+    pub fn idle(&self) -> Vec<Move> {
+        let here = self.state();
+        self.offered
+            .iter()
+            .filter(|(_, after)| after == here)
+            .map(|(m, _)| *m)
+            .collect()
+    }
+
     /// The property the last move broke, if one did.
     pub fn broken(&self) -> Option<&Violation> {
         self.broken.as_ref()

@@ -155,10 +155,10 @@ impl<'a, S: Store> Driver<'a, '_, S> {
                 notices,
             };
             let who = &spec.sessions[session].name;
-            if markers.contains(&Marker::Now) {
+            let waits = if markers.contains(&Marker::Now) {
                 // `*`: reported waiting at once, whatever comes.
                 self.out.waiting(who, step);
-                waiting.push(sent);
+                true
             } else {
                 let now = self.store.settle(session, step)?;
                 self.said(session);
@@ -166,17 +166,27 @@ impl<'a, S: Store> Driver<'a, '_, S> {
                     Now::Answered(answer) if self.held(&sent, &waiting) => {
                         self.out.waiting(who, step);
                         sent.held = Some(answer);
-                        waiting.push(sent);
+                        true
                     }
-                    Now::Answered(answer) => self.out.answered(who, step, &answer),
+                    Now::Answered(answer) => {
+                        self.out.answered(who, step, &answer);
+                        false
+                    }
                     Now::Waiting => {
                         self.out.waiting(who, step);
-                        waiting.push(sent);
+                        true
                     }
                 }
+            };
+            // What this step released: each step waiting before it that has answered, in order. It is running (a
+            // marker naming it holds), but not looked at again in this round, as the tester adds a step to its
+            // waiting ones only after looking at those.
+            if waits {
+                waiting.push(sent);
+                self.released_but(&mut waiting, 1)?;
+            } else {
+                self.released(&mut waiting)?;
             }
-            // What this step released: each waiting step that has answered, in order.
-            self.released(&mut waiting)?;
         }
         // The steps still waiting when the permutation ends, in order: each completes, or waits on what nothing
         // left in the permutation frees.
@@ -217,6 +227,22 @@ impl<'a, S: Store> Driver<'a, '_, S> {
         at: usize,
         next: Option<&Step>,
     ) -> Result<Went, Stopped> {
+        self.complete_from(waiting, at, next, 0)
+    }
+
+    /// [`Driver::complete`], `depth` blockers deep: deeper than the steps waiting, the markers name each other.
+    fn complete_from(
+        &mut self,
+        waiting: &mut Vec<Waiting<'a>>,
+        at: usize,
+        next: Option<&Step>,
+        depth: usize,
+    ) -> Result<Went, Stopped> {
+        if depth > waiting.len() {
+            return Err(Stopped(
+                "the permutation's steps wait on each other's markers for ever".into(),
+            ));
+        }
         // A step its markers name, still running, completes first (the tester polls it until it has); only
         // notices holding it come with the session's next answers.
         if self.held(&waiting[at], waiting) {
@@ -229,10 +255,10 @@ impl<'a, S: Store> Driver<'a, '_, S> {
             });
             if let Some(o) = blocker {
                 let this = at_step(waiting, at);
-                if let Went::Abandoned = self.complete(waiting, o, None)? {
+                if let Went::Abandoned = self.complete_from(waiting, o, next, depth + 1)? {
                     return Ok(Went::Abandoned);
                 }
-                return self.complete_named(waiting, this, next);
+                return self.complete_named(waiting, this, next, depth + 1);
             }
         }
         self.finish(waiting, at, next)
@@ -244,9 +270,10 @@ impl<'a, S: Store> Driver<'a, '_, S> {
         waiting: &mut Vec<Waiting<'a>>,
         step: *const Step,
         next: Option<&Step>,
+        depth: usize,
     ) -> Result<Went, Stopped> {
         match waiting.iter().position(|w| std::ptr::eq(w.step, step)) {
-            Some(at) => self.complete(waiting, at, next),
+            Some(at) => self.complete_from(waiting, at, next, depth),
             None => Ok(Went::On),
         }
     }
@@ -313,13 +340,18 @@ impl<'a, S: Store> Driver<'a, '_, S> {
     /// The waiting steps that have answered and that no marker holds back, reported in the order they were
     /// sent, pass after pass while one completes (one may free another's marker).
     fn released(&mut self, waiting: &mut Vec<Waiting<'a>>) -> Result<(), Stopped> {
+        self.released_but(waiting, 0)
+    }
+
+    /// [`Driver::released`], the last `new` steps of `waiting` left alone (just sent, looked at already).
+    fn released_but(&mut self, waiting: &mut Vec<Waiting<'a>>, new: usize) -> Result<(), Stopped> {
         loop {
             let before = waiting.len();
             // Whether a step left waiting was held back by a marker when it was looked at: the tester then
             // looks again once another step has completed.
             let mut marked = false;
             let mut w = 0;
-            while w < waiting.len() {
+            while w + new < waiting.len() {
                 if waiting[w].held.is_none() {
                     let (s, step) = (waiting[w].session, waiting[w].step);
                     if let Now::Answered(answer) = self.store.settle(s, step)? {
@@ -347,7 +379,13 @@ impl<'a, S: Store> Driver<'a, '_, S> {
     /// Ends a permutation that cannot go on: the waiting steps given up, every session's transaction rolled
     /// back, no check, then the teardowns, so that the next permutation starts from its setup.
     fn abandon(&mut self, waiting: &[Waiting<'_>]) -> Result<(), Stopped> {
-        self.store.abandon(&indexes(waiting))?;
+        // A step whose answer a marker held has nothing left to cancel or take.
+        let running: Vec<usize> = waiting
+            .iter()
+            .filter(|w| w.held.is_none())
+            .map(|w| w.session)
+            .collect();
+        self.store.abandon(&running)?;
         self.store.roll_back()?;
         self.teardowns()
     }
@@ -388,10 +426,6 @@ impl<'a, S: Store> Driver<'a, '_, S> {
         }
         Ok(())
     }
-}
-
-fn indexes(waiting: &[Waiting<'_>]) -> Vec<usize> {
-    waiting.iter().map(|w| w.session).collect()
 }
 
 /// The step of `waiting[at]`, to find it again once others are removed.

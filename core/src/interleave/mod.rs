@@ -450,6 +450,29 @@ pub fn parse(text: &str) -> Result<Spec, SpecError> {
             Marker::Step(s) | Marker::Notices(s, _) => Some(s),
             Marker::Now => None,
         });
+        for (step, marks) in permutation.iter().zip(markers) {
+            let session_of = |name: &str| {
+                spec.sessions
+                    .iter()
+                    .position(|s| s.steps.iter().any(|st| st.name == name))
+            };
+            let own = marks.iter().find_map(|m| match m {
+                Marker::Step(other) | Marker::Notices(other, _)
+                    if session_of(other).is_some() && session_of(other) == session_of(step) =>
+                {
+                    Some(other)
+                }
+                _ => None,
+            });
+            if let Some(other) = own {
+                return Err(SpecError {
+                    line: line_of_permutation(text, other),
+                    message: format!(
+                        "step `{step}` cannot wait on `{other}`: a step of its own session, which runs one step at a time"
+                    ),
+                });
+            }
+        }
         if let Some(missing) = permutation
             .iter()
             .chain(marked)
@@ -564,7 +587,10 @@ impl Spec {
         for session in &self.sessions {
             for k in 1..=session.steps.len() as u128 {
                 n += 1;
-                total = total.saturating_mul(n) / k;
+                match total.checked_mul(n) {
+                    Some(t) => total = t / k,
+                    None => return u128::MAX,
+                }
             }
         }
         total
@@ -573,7 +599,11 @@ impl Spec {
     /// `count` interleavings drawn at random, each as likely as any other, reproducibly from `seed` (an
     /// interleaving may be drawn twice when there are few).
     pub fn sampled(&self, count: usize, seed: u64) -> Vec<Vec<String>> {
-        let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+        // xorshift stays at zero from zero: the one seed that would give it zero starts it elsewhere.
+        let mut state = match seed ^ 0x9e37_79b9_7f4a_7c15 {
+            0 => 0x9e37_79b9_7f4a_7c15,
+            s => s,
+        };
         let mut next = || {
             // xorshift64*: small, and the same on every machine.
             state ^= state >> 12;

@@ -86,6 +86,11 @@ fn a_bad_spec_is_refused_naming_its_line() {
             "names step `b`",
         ),
         (
+            "session s\nstep a { SELECT 1; }\nstep b { SELECT 2; }\npermutation a b(a)\n",
+            4,
+            "a step of its own session",
+        ),
+        (
             "session s\nstep a { SELECT 1; }\npermutation a(a notices)\n",
             3,
             "`notices` without a count",

@@ -80,6 +80,12 @@ fn run(args: &super::cli::Interleave) -> Result<(), String> {
                 "--public goes with one spec: --all runs each in a schema of its own".into(),
             );
         }
+        if f.sample.is_some() || f.seed.is_some() {
+            return Err(
+                "--sample and --seed go with one spec: --all runs each spec's permutations whole"
+                    .into(),
+            );
+        }
         return all(&f);
     }
     if f.json || f.record.is_some() {
@@ -214,11 +220,21 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
         }
         files.extend(here);
     }
-    // Every spec is read before any runs: one bad file refuses the whole table.
+    // Every spec is read before any runs: one bad file refuses the whole table, as does one without permutations
+    // whose interleavings are more than a run takes whole.
     let specs = files
         .iter()
         .map(|file| read(file).map(|(text, spec)| (file, text, spec)))
         .collect::<Result<Vec<_>, _>>()?;
+    for (file, _, spec) in &specs {
+        let count = spec.interleavings();
+        if spec.permutations.is_empty() && count > WHOLE {
+            return Err(format!(
+                "{}: {count} interleavings: more than the {WHOLE} a run takes whole; list its permutations",
+                file.display()
+            ));
+        }
+    }
     let store = f.store.ok_or_else(|| {
         "--all needs PostgreSQL: give --store postgres or --store postgres://…".to_owned()
     })?;

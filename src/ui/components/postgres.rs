@@ -231,13 +231,16 @@ fn lanes(
         })
         .collect::<Html>();
     // The protocol's properties, or a design's own outbox (`committed`, `delivered`): loss, duplicates, order.
-    let (check, keys, apart): (&Value, &[&str], &str) = if run["check"].is_object() {
-        (&run["check"], &["consumer_invariant", "no_loss"], "; ")
-    } else {
-        (&run["outbox"], &["loss", "duplicates", "order"], ", ")
-    };
+    // Both, for the protocol's relay, whose tables are the protocol's and which declares its outbox too.
+    let checks: Vec<(&Value, &[&str], &str)> = [
+        (&run["check"], &["consumer_invariant", "no_loss"][..], "; "),
+        (&run["outbox"], &["loss", "duplicates", "order"][..], ", "),
+    ]
+    .into_iter()
+    .filter(|(c, ..)| c.is_object())
+    .collect();
     // What broke, in the page's language: each of the check's parts as the badge's own refusals are read.
-    let property = |key: &str| {
+    let property = |check: &Value, key: &str, apart: &str| {
         let why = check[key].as_str().map(|why| {
             let parts: Vec<String> = why.split(apart).map(|p| message(lang, p)).collect();
             parts.join(if lang == Lang::Zh { "；" } else { "; " })
@@ -264,9 +267,9 @@ fn lanes(
                 { heads }
                 { lines }
             </div>
-            if check.is_object() {
+            if !checks.is_empty() {
                 <div class="check">{ w(doc, lang, "check") }
-                    <ul>{ for keys.iter().map(|k| property(k)) }</ul>
+                    <ul>{ for checks.iter().flat_map(|(check, keys, apart)| keys.iter().map(|k| property(check, k, apart))) }</ul>
                 </div>
             }
             if cannot > 0 {

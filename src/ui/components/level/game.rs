@@ -39,6 +39,8 @@ pub struct Asked {
 pub struct Position {
     pub history: Vec<Move>,
     pub offered: Vec<Move>,
+    /// Those of `offered` that change nothing here, offered saying so.
+    pub idle: Vec<Move>,
     pub broken: Option<Violation>,
     pub trace: Trace,
 }
@@ -48,6 +50,7 @@ impl Position {
         Position {
             history: play.history(),
             offered: play.moves(),
+            idle: play.idle(),
             broken: play.broken().cloned(),
             trace: play.trace(),
         }
@@ -169,7 +172,10 @@ impl Game {
     /// Whether the reader's position can no longer break anything within the level's bounds: the page's look
     /// ahead from here found nothing, on a level that does break.
     pub fn dead_end(&self) -> Option<u64> {
-        if self.level.unbreakable || self.at.broken.is_some() {
+        // A level that nothing breaks from the start (the protocol's, or a challenge whose rule holds) has no dead
+        // end to say: its proof is the answer.
+        let proven = matches!(self.start, Answer::Found(Reply::Safe { .. }));
+        if self.level.unbreakable || proven || self.at.broken.is_some() {
             return None;
         }
         match self
@@ -250,6 +256,8 @@ impl Game {
                     h.answer = answer;
                 }
             }
+            // A bet after the answer is on screen would be no bet.
+            Act::Bet(_) if self.gave_up => {}
             Act::Bet(bet) => {
                 self.choosing =
                     bet == Bet::Breaks || (self.choosing && matches!(bet, Bet::Break(_)));

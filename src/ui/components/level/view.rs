@@ -32,7 +32,7 @@ pub fn panel(ctx: &Ctx, g: &Game) -> Html {
             if let Some(goal) = &words.goal {
                 <p class="goal" data-testid="level-goal"><strong>{ ctx.t("goal") }{ ": " }</strong>{ goal }</p>
             }
-            { bet(ctx, g, words) }
+            { bet(ctx, g, words, &progress) }
             <div class="level-board">
                 <div class="level-side">
                     { moves(ctx, g) }
@@ -90,8 +90,16 @@ fn list(ctx: &Ctx, g: &Game, progress: &Progress) -> Html {
     }
 }
 
-/// The bet, asked before the first move, then quoted.
-fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
+/// The bet, asked before the first move, then quoted; not asked once the reader has seen the answer (here, or in
+/// an earlier visit: the progress kept says so), when it would be no bet.
+fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words, progress: &Progress) -> Html {
+    let seen = progress
+        .levels
+        .get(&g.level.id)
+        .is_some_and(|r| r.revealed || r.solved);
+    if g.bet.is_none() && (g.gave_up || seen) {
+        return html! { <p class="bet made" data-testid="level-bet" data-bet="closed">{ ctx.t("bet.closed") }</p> };
+    }
     let on = |b: Bet| {
         let id = g.level.id.clone();
         ctx.on(move |_| {
@@ -285,8 +293,16 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
     let step = m.step(&g.level.config);
     let (testid, label) = move_label(ctx, g, m);
     let onclick = ctx.on(move |_| Act::Make(m));
+    // A move that changes nothing here is offered saying so, not left to be found by clicking.
+    let idle = g.at.idle.contains(&m);
+    let label = if idle {
+        format!("{label} — {}", ctx.t("move.idle"))
+    } else {
+        label
+    };
     html! {
-        <button data-testid={testid} data-move={describe(&step)} {onclick}>{ label }</button>
+        <button data-testid={testid} data-move={describe(&step)} data-idle={idle.to_string()}
+            class={classes!(idle.then_some("idle"))} {onclick}>{ label }</button>
     }
 }
 
