@@ -89,6 +89,23 @@ pub fn mark_view_drawn() {
     }
 }
 
+thread_local! {
+    /// A level's view is drawn when both its parts (the player's) and the level itself are: each side sets its bit.
+    static LEVEL_VIEW: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// One side of a level's view is drawn (`1`: the page's parts, `2`: the level, its player showing its history);
+/// once both are, the view is ([`mark_view_drawn`]), and an embed's frame takes its height once.
+pub fn level_view_drawn(side: u8) {
+    let both = LEVEL_VIEW.with(|v| {
+        v.set(v.get() | side);
+        v.get() == 3
+    });
+    if both {
+        mark_view_drawn();
+    }
+}
+
 /// The page's `<html>` element (none in a worker).
 pub fn root() -> Option<web_sys::Element> {
     web_sys::window()?.document()?.document_element()

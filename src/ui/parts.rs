@@ -78,9 +78,14 @@ pub fn use_parts(model: &UseReducerHandle<Model>, replays: bool) -> Part {
 /// would move the article around it).
 #[hook]
 pub fn use_view_drawn(drawn: Part, address: &Address, loading: bool) {
+    // A level's view is drawn once its parts are and the level has opened with its player showing its history:
+    // the level's panel says the second.
     let done = drawn >= Part::last_shown(address) && !loading;
-    use_effect_with(done, |&done| {
-        if done {
+    let level = address.level.is_some();
+    use_effect_with(done, move |&done| {
+        if done && level {
+            crate::ui::level_view_drawn(1);
+        } else if done {
             crate::ui::mark_view_drawn();
         }
     });

@@ -216,6 +216,23 @@ pub fn LevelPanel(props: &Props) -> Html {
         );
     }
     {
+        // The level is drawn (open, or refused) and its player shows the game's history: with the page's parts
+        // drawn too, an embed's frame takes its height from then on, once, rather than at the level's opening and
+        // again at its player's load.
+        let settled = match &*panel {
+            Panel::Opening => false,
+            Panel::Ready(g) => {
+                model.loading.is_none() && model.entries.len() == g.prelude() + g.at.history.len()
+            }
+            Panel::Failed(_) | Panel::Refused(_) => true,
+        };
+        use_effect_with(settled, |&settled| {
+            if settled {
+                crate::ui::level_view_drawn(2);
+            }
+        });
+    }
+    {
         // Time travel in the diagram (a click on a step) is one act: the game stands where the player does.
         let panel = panel.clone();
         use_effect_with(model.pos, move |&pos| panel.dispatch(Act::PlayerAt(pos)));
