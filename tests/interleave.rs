@@ -59,22 +59,26 @@ fn specs() -> Vec<String> {
     files
 }
 
+/// What PostgreSQL's own tester prints for `spec` on `url`'s server.
+fn theirs(spec: &str, url: &str) -> String {
+    let theirs = Command::new(isolationtester())
+        .arg(url)
+        .stdin(Stdio::from(std::fs::File::open(spec).unwrap()))
+        .output()
+        .expect("isolationtester starts");
+    assert!(
+        theirs.status.success(),
+        "{spec}: {}",
+        String::from_utf8_lossy(&theirs.stderr)
+    );
+    String::from_utf8_lossy(&theirs.stdout).into_owned()
+}
+
 #[test]
 fn each_plain_spec_prints_what_postgresqls_isolationtester_prints() {
     let url = url();
-    let tester = isolationtester();
     for spec in specs() {
-        let theirs = Command::new(&tester)
-            .arg(&url)
-            .stdin(Stdio::from(std::fs::File::open(&spec).unwrap()))
-            .output()
-            .expect("isolationtester starts");
-        assert!(
-            theirs.status.success(),
-            "{spec}: {}",
-            String::from_utf8_lossy(&theirs.stderr)
-        );
-        let theirs = String::from_utf8_lossy(&theirs.stdout).into_owned();
+        let theirs = theirs(&spec, &url);
         assert!(
             theirs.contains("<waiting ...>"),
             "{spec} has a step that waits: {theirs}"
@@ -93,23 +97,13 @@ fn each_plain_spec_prints_what_postgresqls_isolationtester_prints() {
 #[test]
 fn each_fidelity_spec_prints_what_postgresqls_isolationtester_prints() {
     let url = url();
-    let tester = isolationtester();
     let files = common::files("specs/isolation/fidelity", "spec");
     assert!(files.len() >= 6, "{files:?}");
     for spec in files {
-        let theirs = Command::new(&tester)
-            .arg(&url)
-            .stdin(Stdio::from(std::fs::File::open(&spec).unwrap()))
-            .output()
-            .expect("isolationtester starts");
-        assert!(
-            theirs.status.success(),
-            "{spec}: {}",
-            String::from_utf8_lossy(&theirs.stderr)
-        );
+        let theirs = theirs(&spec, &url);
         let (code, out, err) = ours(&[&spec, "--store", &url, "--public"]);
         assert_eq!(code, 0, "{spec}: {err}");
-        assert_eq!(out, String::from_utf8_lossy(&theirs.stdout), "{spec}");
+        assert_eq!(out, theirs, "{spec}");
     }
 }
 
