@@ -76,3 +76,27 @@ test('the Chinese page shows no English sentence through a session, the wrong co
   await check();
   expect([...new Set(seen)]).toEqual([]);
 });
+
+test('a level in Chinese shows no English sentence through its walk: the bet, a dead end, the win and the proof', async ({ dist, open }) => {
+  const page = await open(`${dist.url}?level=1&lang=zh`, { viewport: { width: 1280, height: 900 } });
+  await expect(page.getByTestId('level-goal')).toBeVisible();
+  const seen = [];
+  // The code under attack is code, and is left out as the SQL panel is.
+  const check = async () => seen.push(...(await english(page)).filter((w) => !/ in (code|pre)\b/.test(w)));
+  await check();
+  await page.getByTestId('level-bet-break').click();
+  await check();
+  await page.getByTestId('advance-A').click();
+  await expect(page.getByTestId('level-deadend')).toBeVisible();
+  await check();
+  await page.getByTestId('level-deadend-restart').click();
+  await page.getByTestId('unsafe-A').click();
+  await expect(page.getByTestId('level-win')).toBeVisible();
+  await check();
+  const proof = await open(`${dist.url}?level=7&lang=zh`, { viewport: { width: 1280, height: 900 } });
+  await proof.getByTestId('level-bet-hold').click();
+  await proof.getByTestId('level-giveup').click();
+  await expect(proof.getByTestId('level-proof-bounds')).toBeVisible({ timeout: 60_000 });
+  seen.push(...(await english(proof)).filter((w) => !/ in (code|pre)\b/.test(w)));
+  expect([...new Set(seen)]).toEqual([]);
+});
