@@ -5,10 +5,12 @@
 //! None of this is in the page's first load: the levels and their words are fetched as a level opens, and this
 //! code is in the rest of a split module.
 
+mod attack;
 pub mod fetch;
 mod game;
 mod share;
 pub mod store;
+mod verdict;
 mod view;
 mod words;
 

@@ -1,7 +1,7 @@
 //! The level's panel as the reader sees it: the list, the claim and the bet, the moves, the hint, the verdict,
 //! the proof, and the progress's file.
 
-use super::{Act, Answer, Ctx, Game};
+use super::{attack, verdict, Act, Answer, Ctx, Game};
 use crate::ui::hints::Reply;
 use crate::ui::i18n::{t, tf, Lang};
 use outbox_core::checker::{describe, Action, Move, Property};
@@ -36,12 +36,12 @@ pub fn panel(ctx: &Ctx, g: &Game) -> Html {
             <div class="level-board">
                 <div class="level-side">
                     { moves(ctx, g) }
-                    { dead_end(ctx, g) }
-                    { hint(ctx, g) }
-                    { win(ctx, g, words) }
-                    { proof(ctx, g) }
+                    { verdict::dead_end(ctx, g) }
+                    { verdict::hint(ctx, g) }
+                    { verdict::win(ctx, g, words) }
+                    { verdict::proof(ctx, g) }
                 </div>
-                { code(ctx, g) }
+                { attack::code(ctx, g) }
             </div>
             { super::share::progress_file(ctx, kept, g.said.clone()) }
             if !ctx.embed {
@@ -140,7 +140,7 @@ fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words, progress: &Progr
     }
 }
 
-fn bet_words(ctx: &Ctx, b: Bet) -> String {
+pub(super) fn bet_words(ctx: &Ctx, b: Bet) -> String {
     match b {
         Bet::Hold => ctx.t("bet.made.hold"),
         Bet::Breaks => ctx.t("bet.made.breaks"),
@@ -307,7 +307,7 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
 }
 
 /// A move's test hook and its words, as its button says it (the hint says the next move in the same words).
-fn move_label(ctx: &Ctx, g: &Game, m: Move) -> (String, String) {
+pub(super) fn move_label(ctx: &Ctx, g: &Game, m: Move) -> (String, String) {
     let lang = ctx.model.lang;
     let config = &g.level.config;
     let step = m.step(config);
@@ -364,276 +364,4 @@ fn move_label(ctx: &Ctx, g: &Game, m: Move) -> (String, String) {
         None => label,
     };
     (testid, label)
-}
-
-/// The code under attack, beside the moves: each block of statements the level's processes run, the lines the
-/// last move ran lit, and the line after which its process exited marked.
-fn code(ctx: &Ctx, g: &Game) -> Html {
-    use outbox_core::levels::code::{Kind, Ran};
-    let model = &ctx.model;
-    // The player has loaded the reader's history (it does so after each move): its last step is the last move.
-    let shown = g.prelude() + g.at.history.len();
-    let last = g.at.history.last().copied();
-    let ran = match last {
-        Some(m) if model.entries.len() == shown && model.pos == shown => {
-            g.code.ran(&m, &model.entries[shown - 1].report.sql)
-        }
-        _ => Ran::default(),
-    };
-    let config = &g.level.config;
-    // The block the level attacks opens first; the others are a click away.
-    let attacked = if config.producer == outbox_core::protocol::WriteMode::UnsafeDualWrite {
-        Kind::UnsafeProduce
-    } else if config.consumer == outbox_core::protocol::Ordering::Rule {
-        Kind::Rule
-    } else if g.code.block(Kind::Apply).is_none() || config.power_cuts > 0 {
-        Kind::Relay
-    } else {
-        Kind::Apply
-    };
-    let exit = match last {
-        Some(m) => m
-            .crash
-            .map(|b| format!("{}. {}", b.number(), b.name()))
-            .or_else(|| {
-                matches!(m.action, Action::UnsafeDualWrite(_)).then(|| ctx.t("code.exit_unsafe"))
-            }),
-        None => None,
-    };
-    html! {
-        <section class="level-code" data-testid="level-code" aria-labelledby="level-code-h">
-            <h3 id="level-code-h">{ ctx.t("code") }</h3>
-            <p class="note">{ ctx.t("code.note") }</p>
-            { for g.code.blocks.iter().map(|b| {
-                let lit = ran.kind == Some(b.kind);
-                html! {
-                    <details class="block" data-kind={b.kind.name()} open={lit || (ran.kind.is_none() && b.kind == attacked)}>
-                        <summary>{ ctx.t(&format!("code.{}", b.kind.name())) }</summary>
-                        <ol>
-                        { for b.lines.iter().enumerate().map(|(i, l)| {
-                            let r = lit && ran.lines.contains(&i);
-                            let cut = lit && ran.cut == Some(i);
-                            html! {
-                                <li data-testid="level-code-line" data-ran={r.to_string()} data-cut={cut.to_string()}
-                                    class={classes!(l.db.name(), r.then_some("ran"), cut.then_some("cut"))}>
-                                    <span class="db" translate="no">{ l.db.name() }</span>
-                                    <code translate="no">{ &l.sql }</code>
-                                    if cut {
-                                        <span class="tag">{ ctx.tf("code.cut", &[exit.as_deref().unwrap_or_default()]) }</span>
-                                    }
-                                </li>
-                            }
-                        }) }
-                        </ol>
-                    </details>
-                }
-            }) }
-        </section>
-    }
-}
-
-/// The hint at the reader's position, as far as it has been revealed.
-fn hint(ctx: &Ctx, g: &Game) -> Html {
-    let Some(h) = g
-        .hint
-        .as_ref()
-        .filter(|h| h.history == g.at.history && h.stage > 0)
-    else {
-        return html! {};
-    };
-    if g.dead_end().is_some() {
-        // Said already, in the dead end's own words.
-        return html! {};
-    }
-    let lang = ctx.model.lang;
-    let (stage, text, next) = match &h.answer {
-        Answer::Searching => (0, ctx.t("hint.searching"), None),
-        Answer::Withheld => (0, ctx.t("hint.first_move"), None),
-        Answer::Failed(e) => (
-            0,
-            ctx.tf("hint.failed", &[&crate::ui::i18n::message(lang, e)]),
-            None,
-        ),
-        Answer::Found(Reply::Safe { states, .. }) => {
-            (1, ctx.tf("hint.safe", &[&states.to_string()]), None)
-        }
-        Answer::Found(Reply::Break {
-            property,
-            next,
-            moves,
-            ..
-        }) => {
-            let mut text = ctx.tf("hint.1", &[&ctx.property(*property)]);
-            if h.stage >= 2 {
-                text.push(' ');
-                let kind = ctx.t(&format!("kind.{}", next.kind()));
-                text.push_str(&ctx.tf("hint.2", &[&moves.to_string(), &kind]));
-            }
-            let named = describe(&next.step(&g.level.config));
-            if h.stage >= 3 {
-                text.push(' ');
-                text.push_str(&ctx.tf("hint.3", &[&move_label(ctx, g, *next).1]));
-            }
-            (h.stage, text, (h.stage >= 3).then_some((*next, named)))
-        }
-    };
-    let make = next.as_ref().map(|&(m, _)| ctx.on(move |_| Act::Make(m)));
-    html! {
-        <div class="hint" aria-live="polite">
-            <p data-testid="level-hint-text" data-stage={stage.to_string()}
-                data-move={next.as_ref().map(|(_, named)| named.clone())}>{ text }</p>
-            if let Some(onclick) = make {
-                <button data-testid="level-hint-do" {onclick}>{ ctx.t("hint.do") }</button>
-            }
-        </div>
-    }
-}
-
-/// The reader's position can no longer break the level within its bounds: said as soon as the page's look ahead
-/// knows, with the two ways back.
-fn dead_end(ctx: &Ctx, g: &Game) -> Html {
-    let Some(states) = g.dead_end() else {
-        return html! {};
-    };
-    let made = g.at.history.len();
-    let back = |n: usize| ctx.on(move |_| Act::Back(n));
-    html! {
-        <div class="level-deadend" role="status" data-testid="level-deadend" data-states={states.to_string()}>
-            <p>{ ctx.tf("deadend", &[&states.to_string()]) }</p>
-            <div class="buttons">
-                <button data-testid="level-deadend-undo" onclick={back(made.saturating_sub(1))}>{ ctx.t("undo") }</button>
-                <button data-testid="level-deadend-restart" onclick={back(0)}>{ ctx.t("restart") }</button>
-            </div>
-        </div>
-    }
-}
-
-/// The referee's verdict once a move broke a property.
-fn win(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words) -> Html {
-    let Some(v) = &g.at.broken else {
-        return html! {};
-    };
-    let lang = ctx.model.lang;
-    let moves = g.at.history.len();
-    // The trace's step, with the level's own setup before the first move: kept for the diagram, not said.
-    let step = g.prelude() + moves;
-    let explained =
-        outbox_core::explain::explain_property(&g.at.trace, v.property, &v.message, lang)
-            .ok()
-            .flatten();
-    let ours = v.property == g.level.property;
-    let count = match g.par() {
-        Some(par) if par == moves => ctx.tf("win.par", &[&moves.to_string()]),
-        Some(par) => ctx.tf("win.longer", &[&moves.to_string(), &par.to_string()]),
-        None => String::new(),
-    };
-    let broke = ctx.property(v.property);
-    let quote = match g.bet {
-        Some(Bet::Hold) => Some(ctx.t("bet.wrong.hold")),
-        Some(b @ Bet::Breaks) => Some(format!("{} {}", bet_words(ctx, b), ctx.t("bet.right"))),
-        Some(Bet::Break(p)) if p == v.property => Some(format!(
-            "{} {}",
-            bet_words(ctx, Bet::Break(p)),
-            ctx.t("bet.right")
-        )),
-        Some(Bet::Break(p)) => Some(ctx.tf("bet.wrong.break", &[&ctx.property(p), &broke])),
-        _ => None,
-    };
-    let next = g
-        .number
-        .filter(|n| *n < g.list.len())
-        .map(|n| ctx.level_href(n + 1));
-    html! {
-        <div class={classes!("level-win", (!ours).then_some("other"))} role="status" data-testid="level-win"
-            data-property={v.property.name()} data-step={step.to_string()} data-moves={moves.to_string()}
-            data-par={g.par().map(|p| p.to_string())}>
-            <p class="verdict"><strong>{ ctx.tf("win", &[&broke, &moves.to_string()]) }</strong>{ " " }{ count }</p>
-            if ours {
-                <p>{ &words.win }</p>
-            } else {
-                <p class="error">{ ctx.tf("win.other", &[&broke]) }</p>
-            }
-            if let Some(e) = explained {
-                <p class="explain" data-testid="level-explain" data-property={v.property.name()}><strong>{ &broke }</strong>{ ": " }{ e.text }</p>
-            } else {
-                <p class="why" lang="en">{ &v.message }</p>
-            }
-            if let Some(q) = quote {
-                <p data-testid="level-bet-quote">{ q }</p>
-            }
-            if ours {
-                <p class="lesson"><strong>{ ctx.t("lesson") }</strong>{ " " }{ &words.lesson }</p>
-            }
-            if let Some(href) = next {
-                <a class="next" href={href} data-testid="level-next">{ ctx.t("next") }</a>
-            }
-        </div>
-    }
-}
-
-/// *I give up*: what the checker found from the start, the proof when nothing breaks it.
-fn proof(ctx: &Ctx, g: &Game) -> Html {
-    if !g.gave_up {
-        return html! {};
-    }
-    let lang = ctx.model.lang;
-    let (text, counts, quote) = match &g.start {
-        Answer::Searching | Answer::Withheld => (ctx.t("proof.searching"), None, None),
-        Answer::Failed(e) => (
-            ctx.tf("hint.failed", &[&crate::ui::i18n::message(lang, e)]),
-            None,
-            None,
-        ),
-        Answer::Found(Reply::Safe {
-            states,
-            transitions,
-        }) => (
-            ctx.tf("proof", &[&states.to_string(), &transitions.to_string()]),
-            Some((states.to_string(), transitions.to_string())),
-            match g.bet {
-                Some(Bet::Hold) => Some(ctx.t("bet.proof.hold")),
-                Some(Bet::Break(_) | Bet::Breaks) => Some(ctx.t("bet.proof.break")),
-                _ => None,
-            },
-        ),
-        Answer::Found(Reply::Break { moves, .. }) => {
-            (ctx.tf("proof.breaks", &[&moves.to_string()]), None, None)
-        }
-    };
-    let proven = counts.is_some();
-    let (states, transitions) = counts.unzip();
-    html! {
-        <div class="level-proof" role="status">
-            if proven {
-                <p data-testid="level-proof-bounds">{ bounds(ctx, &g.level.config) }</p>
-            }
-            <p data-testid="level-proof" data-states={states} data-transitions={transitions}>{ text }</p>
-            if proven && g.level.unbreakable {
-                <p class="why">{ ctx.t("proof.why") }{ " " }
-                    <a data-testid="level-proof-link" href={crate::first_screen::ARTICLE_URL} target="_blank" rel="noopener"
-                        lang="zh-Hans" hreflang="zh-Hans">{ ctx.tf("proof.link", &[&g.level.section]) }</a></p>
-            }
-            if let Some(q) = quote {
-                <p data-testid="level-bet-quote">{ q }</p>
-            }
-        </div>
-    }
-}
-
-/// The level's bounds in words: flows and events, resends, exits, power cuts.
-fn bounds(ctx: &Ctx, config: &outbox_core::checker::Config) -> String {
-    let mut parts = vec![ctx.tf(
-        "bounds.flows",
-        &[&config.flows.to_string(), &config.events.to_string()],
-    )];
-    for (key, n) in [
-        ("bounds.resends", config.resends),
-        ("bounds.exits", config.crashes),
-        ("bounds.power_cuts", config.power_cuts),
-    ] {
-        if n > 0 {
-            parts.push(ctx.tf(key, &[&n.to_string()]));
-        }
-    }
-    ctx.tf("bounds", &[&parts.join(ctx.t("bounds.and").as_str())])
 }
