@@ -70,8 +70,11 @@ onmessage = async ({ data }) => {
 };
 
 function failed(e, id) {
-  // A trap is the module aborting: most likely out of memory on a large configuration (the search keeps every
-  // state it has seen), else a bug.
-  const why = e instanceof WebAssembly.RuntimeError ? ' (most likely out of memory: try smaller bounds)' : '';
-  postMessage({ kind: 'failed', id, message: `the checker's worker stopped: ${e}${why}` });
+  // Rust aborts with `unreachable`: most likely out of memory on a large configuration (the search keeps every
+  // state it has seen). Any other trap is one safe code cannot make: the engine faulted (JavaScriptCore on
+  // Linux, now and then, in a worker), and the page starts the search again once.
+  const trap = e instanceof WebAssembly.RuntimeError;
+  const engine = trap && !/unreachable/i.test(e.message);
+  const why = !trap ? '' : engine ? ' (the browser\'s WebAssembly engine faulted)' : ' (most likely out of memory: try smaller bounds)';
+  postMessage({ kind: 'failed', id, fault: engine ? 'engine' : undefined, message: `the checker's worker stopped: ${e}${why}` });
 }

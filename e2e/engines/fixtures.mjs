@@ -50,7 +50,7 @@ class Playground {
       seen = await this.run('const e = document.querySelector(arguments[0]); return e && e.getAttribute(arguments[1]);',
         `[data-testid="${id}"]`, name);
       return (want instanceof RegExp ? want.test(seen ?? '') : seen === want) ? seen : null;
-    }, { what: `${id} to have ${name}=${want} (it had ${seen})`, ...options });
+    }, { what: () => `${id} to have ${name}=${want} (it had ${seen})`, ...options });
   }
   /** The texts of every element matching `css`, white space collapsed. */
   texts(css) {
@@ -62,7 +62,7 @@ class Playground {
     await this.until(async () => {
       seen = await this.texts(css);
       return JSON.stringify(seen) === JSON.stringify(want);
-    }, { what: `${css} to read ${JSON.stringify(want)} (it read ${JSON.stringify(seen)})`, ...options });
+    }, { what: () => `${css} to read ${JSON.stringify(want)} (it read ${JSON.stringify(seen)})`, ...options });
   }
   /** How many steps the session has taken, at the end of its history. */
   async steps() {

@@ -134,7 +134,12 @@ test('the checker\'s default configuration, in this engine\'s worker, has the CL
   await page.open(dist.url);
   await page.text('experiments-summary', /^12\/12/, { timeout: 60_000 });
   await page.click('check-run');
-  await page.attr('check-result', 'data-verdict', want.verdict, SEARCH);
+  // A search that fails says so at once, rather than after the whole wait.
+  const ended = await page.until(() => page.run(`const error = document.querySelector('[data-testid="check-error"]');
+    return error ? 'failed: ' + error.textContent : document.querySelector('[data-testid="check-result"][data-verdict]') && 'ended';`),
+  { ...SEARCH, what: 'the check to end' });
+  expect(ended).toBe('ended');
+  await page.attr('check-result', 'data-verdict', want.verdict);
   await page.attr('check-result', 'data-states', String(want.counts.states));
   await page.attr('check-result', 'data-transitions', String(want.counts.transitions));
 });

@@ -173,7 +173,8 @@ export class Session {
     return element;
   }
   /**
-   * Polls `probe` until it returns something truthy and returns that; fails after `timeout` ms naming `what`.
+   * Polls `probe` until it returns something truthy and returns that; fails after `timeout` ms naming `what` (a
+   * text, or a function that gives it then).
    * The web-first wait of this layer: it waits for what the page shows, never for a fixed time.
    */
   async until(probe, { timeout = 15_000, what = 'the condition' } = {}) {
@@ -188,7 +189,7 @@ export class Session {
         if (error.webdriver === undefined && !/stale|no such/.test(error.message)) throw error;
         last = error.message;
       }
-      if (Date.now() > deadline) throw new Error(`${this.engine}: timed out after ${timeout} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+      if (Date.now() > deadline) throw new Error(`${this.engine}: timed out after ${timeout} ms waiting for ${typeof what === 'function' ? what() : what} (last: ${JSON.stringify(last)})`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -6,6 +6,8 @@
 use outbox_core::checker::shard::{LevelReport, Next, Shard, Tally};
 use outbox_core::checker::{Config, Counts, Finding, Outcome, Property, Verdict};
 use outbox_core::trace;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -318,19 +320,28 @@ impl Part {
 }
 
 /// A search running in workers; dropping it terminates them.
-pub struct Running {
-    workers: Vec<web_sys::Worker>,
-    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+pub struct Running(Rc<Search>);
+
+/// The workers of one search, and what it takes to start them again.
+struct Search {
+    config: Config,
+    workers: RefCell<Vec<web_sys::Worker>>,
+    progress: RefCell<Progress>,
+    /// The workers were started again after the engine faulted (once: a second fault is reported).
+    restarted: Cell<bool>,
+    handlers: RefCell<Option<Handlers>>,
+}
+
+struct Handlers {
+    on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        for worker in &self.workers {
-            worker.set_onmessage(None);
-            worker.set_onerror(None);
-            worker.terminate();
-        }
+        self.0.stop();
+        // The handlers hold the search weakly; dropping them here ends the last strong cycle.
+        self.0.handlers.borrow_mut().take();
     }
 }
 
@@ -373,31 +384,36 @@ impl Progress {
 }
 
 /// Starts a search for `config` in workers that share it, each pair joined by a channel of their own (the page
-/// only hears progress and the end); `on` hears them.
+/// only hears progress and the end); `on` hears them. When a worker reports that the browser's WebAssembly engine
+/// faulted (a trap safe code cannot make), the search starts again once, with new workers.
 pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running, String> {
-    // The search's code is in the rest of a split module: the workers instantiate both.
-    let rest = crate::ui::split::module_for_worker()?;
-    let glue = glue_url();
-    let script = web_sys::Url::new_with_base("checker-worker.js", &glue)
-        .map(|u| u.href())
-        .map_err(|_| format!("cannot locate the checker's worker beside `{glue}`"))?;
-    let n = worker_count();
-    let options = web_sys::WorkerOptions::new();
-    options.set_type(web_sys::WorkerType::Module);
-    let workers = (0..n)
-        .map(|_| {
-            web_sys::Worker::new_with_options(&script, &options)
-                .map_err(|e| format!("the browser refused the checker's worker: {e:?}"))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let on = std::rc::Rc::new(on);
+    let search = Rc::new(Search {
+        config: config.clone(),
+        workers: RefCell::default(),
+        progress: RefCell::default(),
+        restarted: Cell::new(false),
+        handlers: RefCell::default(),
+    });
+    let on = Rc::new(on);
     let on_message = {
-        let on = on.clone();
-        let mut progress = Progress::default();
+        let (on, search) = (on.clone(), Rc::downgrade(&search));
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let Some(search) = search.upgrade() else {
+                return;
+            };
             let data = e.data();
+            if text(&data, "fault") == "engine" && !search.restarted.replace(true) {
+                web_sys::console::warn_1(
+                    &format!("{}; starting the search again", text(&data, "message")).into(),
+                );
+                if let Err(e) = search.spawn() {
+                    on(Message::Failed(e));
+                }
+                return;
+            }
+            let n = search.workers.borrow().len().max(1);
             on(if text(&data, "kind") == "progress" {
-                progress.add(&data, n)
+                search.progress.borrow_mut().add(&data, n)
             } else {
                 Message::read(&data)
             });
@@ -414,37 +430,74 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
             if detail.is_empty() { "" } else { ": " }
         )));
     });
-    // ports[i][j]: worker i's end of the channel to worker j.
-    let mut ports: Vec<Vec<JsValue>> = vec![vec![JsValue::NULL; n]; n];
-    for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
-        let channel = web_sys::MessageChannel::new()
-            .map_err(|e| format!("the browser refused a channel between workers: {e:?}"))?;
-        ports[i][j] = channel.port1().into();
-        ports[j][i] = channel.port2().into();
+    *search.handlers.borrow_mut() = Some(Handlers {
+        on_message,
+        on_error,
+    });
+    search.spawn()?;
+    Ok(Running(search))
+}
+
+impl Search {
+    /// Terminates the workers, if any, without a word from them after.
+    fn stop(&self) {
+        for worker in self.workers.borrow_mut().drain(..) {
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
+            worker.terminate();
+        }
     }
-    for (index, (worker, own)) in workers.iter().zip(ports).enumerate() {
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let own: js_sys::Array = own.into_iter().collect();
-        let transfer: js_sys::Array = own.iter().filter(|p| !p.is_null()).collect();
-        let init = object(&[
-            ("glue", JsValue::from_str(&glue)),
-            ("module", wasm_bindgen::module()),
-            ("rest", rest.clone()),
-            ("job", JsValue::from_str(&config.to_query())),
-            ("index", JsValue::from_f64(index as f64)),
-            ("workers", JsValue::from_f64(n as f64)),
-            ("ports", own.into()),
-        ]);
-        worker
-            .post_message_with_transfer(&init, &transfer)
-            .map_err(|e| format!("cannot hand the module to the checker's worker: {e:?}"))?;
+
+    /// Starts the search's workers (after stopping any before), each handed the module, its part and its ports.
+    fn spawn(&self) -> Result<(), String> {
+        self.stop();
+        *self.progress.borrow_mut() = Progress::default();
+        // The search's code is in the rest of a split module: the workers instantiate both.
+        let rest = crate::ui::split::module_for_worker()?;
+        let glue = glue_url();
+        let script = web_sys::Url::new_with_base("checker-worker.js", &glue)
+            .map(|u| u.href())
+            .map_err(|_| format!("cannot locate the checker's worker beside `{glue}`"))?;
+        let n = worker_count();
+        let options = web_sys::WorkerOptions::new();
+        options.set_type(web_sys::WorkerType::Module);
+        let workers = (0..n)
+            .map(|_| {
+                web_sys::Worker::new_with_options(&script, &options)
+                    .map_err(|e| format!("the browser refused the checker's worker: {e:?}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        // ports[i][j]: worker i's end of the channel to worker j.
+        let mut ports: Vec<Vec<JsValue>> = vec![vec![JsValue::NULL; n]; n];
+        for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
+            let channel = web_sys::MessageChannel::new()
+                .map_err(|e| format!("the browser refused a channel between workers: {e:?}"))?;
+            ports[i][j] = channel.port1().into();
+            ports[j][i] = channel.port2().into();
+        }
+        let handlers = self.handlers.borrow();
+        let handlers = handlers.as_ref().ok_or("the search has stopped")?;
+        for (index, (worker, own)) in workers.iter().zip(ports).enumerate() {
+            worker.set_onmessage(Some(handlers.on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(handlers.on_error.as_ref().unchecked_ref()));
+            let own: js_sys::Array = own.into_iter().collect();
+            let transfer: js_sys::Array = own.iter().filter(|p| !p.is_null()).collect();
+            let init = object(&[
+                ("glue", JsValue::from_str(&glue)),
+                ("module", wasm_bindgen::module()),
+                ("rest", rest.clone()),
+                ("job", JsValue::from_str(&self.config.to_query())),
+                ("index", JsValue::from_f64(index as f64)),
+                ("workers", JsValue::from_f64(n as f64)),
+                ("ports", own.into()),
+            ]);
+            worker
+                .post_message_with_transfer(&init, &transfer)
+                .map_err(|e| format!("cannot hand the module to the checker's worker: {e:?}"))?;
+        }
+        *self.workers.borrow_mut() = workers;
+        Ok(())
     }
-    Ok(Running {
-        workers,
-        _on_message: on_message,
-        _on_error: on_error,
-    })
 }
 
 /// The JS glue's address, beside which the workers' script sits.
