@@ -129,7 +129,7 @@ impl Row {
     }
 }
 
-pub fn main(args: &[String]) -> Run {
+pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
     let flags = Flags::parse(args, &["dir", "consumer", "store"])?;
     // Any built-in consumer, so that a wrong turn is seen failing §8 (the rule's needs a rule file).
     let consumer = match flags.text("consumer") {
@@ -150,7 +150,7 @@ pub fn main(args: &[String]) -> Run {
     };
     let target = flags.target()?;
     let dir = &target.location;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::Report::new(watch);
     let _ = writeln!(
         out,
         "The ten exits of §8, each a real child process that calls _exit({EXIT_CODE}) with its transaction open,\n\

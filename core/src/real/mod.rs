@@ -62,6 +62,66 @@ impl From<std::io::Error> for Error {
 
 pub type Run = Result<bool, Error>;
 
+/// Whoever watches a long run: how far it has come, and its report's lines as they are written. The CLI draws a
+/// progress bar when standard error is a terminal and writes the lines around it; [`Plain`] shows no progress
+/// and writes the lines to standard output (the tests' and scripts' output).
+pub trait Watch {
+    /// `done` of `total` (seconds or rounds), and what the run has come to in a few words (asked only when
+    /// someone looks).
+    fn at(&self, _done: u64, _total: u64, _what: &dyn Fn() -> String) {}
+    /// Whole lines of the run's report.
+    fn write(&self, lines: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        std::io::stdout().lock().write_all(lines)
+    }
+}
+
+/// No progress; the report on standard output.
+pub struct Plain;
+
+impl Watch for Plain {}
+
+/// A run's report, handed to its watch a whole line at a time (the rest when dropped).
+pub struct Report<'a> {
+    watch: &'a dyn Watch,
+    pending: Vec<u8>,
+}
+
+impl<'a> Report<'a> {
+    pub fn new(watch: &'a dyn Watch) -> Report<'a> {
+        Report {
+            watch,
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl std::io::Write for Report<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(bytes);
+        if let Some(end) = self.pending.iter().rposition(|&b| b == b'\n') {
+            let rest = self.pending.split_off(end + 1);
+            let lines = std::mem::replace(&mut self.pending, rest);
+            self.watch.write(&lines)?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.pending.is_empty() {
+            let lines = std::mem::take(&mut self.pending);
+            self.watch.write(&lines)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Report<'_> {
+    fn drop(&mut self) {
+        let _ = std::io::Write::flush(self);
+    }
+}
+
 /// `--name value` pairs, each name once and known to the command; every value read with its range.
 pub struct Flags {
     values: BTreeMap<String, String>,
@@ -240,12 +300,17 @@ impl Drop for Children {
 /// when every check holds, 1 when one fails, 2 for bad arguments with one line on stderr. The CLI's and the core's
 /// test binary's alike, so that the core's own tests run the real processes.
 pub fn command(name: &str, args: &[String]) -> std::process::ExitCode {
+    command_watched(name, args, &Plain)
+}
+
+/// [`command`], with `watch` hearing how far a long run has come and writing its report.
+pub fn command_watched(name: &str, args: &[String], watch: &dyn Watch) -> std::process::ExitCode {
     use std::process::ExitCode;
     let outcome = match name {
-        "crash-real" => crash::main(args),
-        "race" => race::main(args),
-        "soak" => soak::main(args),
-        "power" => power::main(args),
+        "crash-real" => crash::main(args, watch),
+        "race" => race::main(args, watch),
+        "soak" => soak::main(args, watch),
+        "power" => power::main(args, watch),
         _ => return worker::main(args),
     };
     match outcome {

@@ -28,7 +28,7 @@ enum Claim {
     Delivered(String),
 }
 
-pub fn main(args: &[String]) -> Run {
+pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
     let flags = Flags::parse(
         args,
         &[
@@ -69,7 +69,7 @@ pub fn main(args: &[String]) -> Run {
         .flat_map(|f| [db_dir.join(f), db_dir.join(format!("{f}-wal"))])
         .collect();
 
-    let mut out = std::io::stdout().lock();
+    let mut out = super::Report::new(watch);
     let _ = writeln!(
         out,
         "power: {seconds} s, {workers} workers a round, {flows} flows, synchronous={}, torn writes {}, seed {seed}; \
@@ -130,7 +130,11 @@ pub fn main(args: &[String]) -> Run {
             history(&mut out, cuts, &kept, &lost);
         }
         previous = Some(after);
+        watch.at(start.elapsed().as_secs(), seconds, &|| {
+            format!("{cuts} power cuts, {claims_checked} claims checked")
+        });
     }
+    watch.at(seconds, seconds, &|| "checking what the files hold".into());
     let _ = writeln!(
         out,
         "{cuts} cuts in {:.1} s: {steps} steps, {claims_checked} of them told the worker a commit or a delivery",

@@ -145,13 +145,13 @@ impl Outcome1 {
     }
 }
 
-pub fn main(args: &[String]) -> Run {
+pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
     let flags = Flags::parse(args, &["dir", "processes", "rounds", "store"])?;
     let processes = flags.number("processes", 6, 2, 64)?;
     let rounds = flags.number("rounds", 10, 1, 10_000)?;
     let target = flags.target()?;
     let dir = &target.location;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::Report::new(watch);
     let _ = writeln!(
         out,
         "{processes} real processes per round, released together through one pipe; {rounds} rounds per race, \
@@ -159,10 +159,14 @@ pub fn main(args: &[String]) -> Run {
         dir.describe()
     );
     let mut all_ok = true;
-    for scenario in Scenario::ALL {
+    let total = rounds * Scenario::ALL.len() as u64;
+    for (done, scenario) in (0..).step_by(rounds as usize).zip(Scenario::ALL) {
         let mut distribution: BTreeMap<String, usize> = BTreeMap::new();
         let mut failures = Vec::new();
         for round in 1..=rounds {
+            watch.at(done + round - 1, total, &|| {
+                format!("{}, round {round} of {rounds}", scenario.name())
+            });
             let round_dir = dir
                 .child(scenario.name())
                 .child(&format!("round-{round:04}"));

@@ -32,7 +32,7 @@ impl Drop for Pool {
     }
 }
 
-pub fn main(args: &[String]) -> Run {
+pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
     let flags = Flags::parse(
         args,
         &["dir", "seconds", "workers", "flows", "seed", "producer"],
@@ -51,7 +51,7 @@ pub fn main(args: &[String]) -> Run {
     let seed = flags.seed()?;
     let (db_dir, log_dir) = flags.run_dirs()?;
 
-    let mut out = std::io::stdout().lock();
+    let mut out = super::Report::new(watch);
     let _ = writeln!(
         out,
         "soak: {seconds} s, {workers} workers, {flows} flows, seed {seed}; files in {}, worker logs in {}",
@@ -123,7 +123,11 @@ pub fn main(args: &[String]) -> Run {
             kills += 1;
             *victim = spawn(&mut started)?;
         }
+        watch.at(start.elapsed().as_secs(), seconds, &|| {
+            format!("{kills} killed, {started} workers started")
+        });
     }
+    watch.at(seconds, seconds, &|| "checking what the files hold".into());
     let at_the_end = pool.0.len();
     drop(pool);
     let elapsed = start.elapsed();

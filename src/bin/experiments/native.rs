@@ -131,7 +131,7 @@ fn check_experiments(asked: bool, store: Option<&str>, files: &[String]) -> Exit
 /// Real processes on real files: exit 0 when every check holds, 1 when one fails, 2 for bad arguments.
 #[cfg(unix)]
 fn real(command: &str, args: Vec<String>) -> ExitCode {
-    outbox_core::real::command(command, &args)
+    outbox_core::real::command_watched(command, &args, &progress::RealRun::new(command))
 }
 
 #[cfg(not(unix))]

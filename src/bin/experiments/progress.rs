@@ -49,6 +49,13 @@ impl Progress {
         }
     }
 
+    /// `done` parts done.
+    pub fn set(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
     /// One more part done.
     pub fn step(&self) {
         if let Some(bar) = &self.bar {
@@ -61,6 +68,43 @@ impl Drop for Progress {
     fn drop(&mut self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// A real run's watch: its bar drawn at the run's first word of progress, and its report's lines written around
+/// the bar so that neither breaks the other.
+#[cfg(unix)]
+pub struct RealRun {
+    command: String,
+    progress: std::cell::RefCell<Option<Progress>>,
+}
+
+#[cfg(unix)]
+impl RealRun {
+    pub fn new(command: &str) -> RealRun {
+        RealRun {
+            command: command.to_owned(),
+            progress: Default::default(),
+        }
+    }
+}
+
+#[cfg(unix)]
+impl outbox_core::real::Watch for RealRun {
+    fn at(&self, done: u64, total: u64, what: &dyn Fn() -> String) {
+        let mut progress = self.progress.borrow_mut();
+        let progress = progress.get_or_insert_with(|| Progress::bar(total, &self.command));
+        progress.set(done);
+        progress.say(what);
+    }
+
+    fn write(&self, lines: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        let write = || std::io::stdout().lock().write_all(lines);
+        match self.progress.borrow().as_ref().and_then(|p| p.bar.as_ref()) {
+            Some(bar) => bar.suspend(write),
+            None => write(),
         }
     }
 }
