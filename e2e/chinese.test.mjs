@@ -77,7 +77,7 @@ test('the Chinese page shows no English sentence through a session, the wrong co
   expect([...new Set(seen)]).toEqual([]);
 });
 
-test('a level in Chinese shows no English sentence through its walk: the bet, a dead end, the win and the proof', async ({ dist, open }) => {
+test('a level in Chinese shows no English sentence through its walk: the bet, a dead end, the win, the proof and two refusals', async ({ dist, open }) => {
   const page = await open(`${dist.url}?level=1&lang=zh`, { viewport: { width: 1280, height: 900 } });
   await expect(page.getByTestId('level-goal')).toBeVisible();
   const seen = [];
@@ -98,5 +98,16 @@ test('a level in Chinese shows no English sentence through its walk: the bet, a 
   await proof.getByTestId('level-giveup').click();
   await expect(proof.getByTestId('level-proof-bounds')).toBeVisible({ timeout: 60_000 });
   seen.push(...(await english(proof)).filter((w) => !/ in (code|pre)\b/.test(w)));
+  // A refusal is a level screen too: a hand-edited challenge link, and a file that is not progress. What they
+  // quote of the reader's input (between backticks) is the reader's own, not the page's English.
+  const quoted = (w) => / in (code|pre)\b/.test(w) || new RegExp('`[^`]*\\b' + w.split(' ')[0] + '\\b[^`]*`').test(w);
+  const refused = await open(`${dist.url}?lang=zh#level=AAAAAAAAAAAAAAAA`, { viewport: { width: 1280, height: 900 } });
+  await expect(refused.getByTestId('level-error')).toContainText('挑战链接：');
+  seen.push(...(await english(refused)).filter((w) => !quoted(w)));
+  const imported = await open(`${dist.url}?level=2&lang=zh`, { viewport: { width: 1280, height: 900 } });
+  await imported.getByTestId('progress-import').setInputFiles({ name: 'wrong.json', mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ format: 'outbox-playground-progress/1', levels: { x: { best: -1 } } })) });
+  await expect(imported.getByTestId('progress-message')).toContainText('关卡 `x`');
+  seen.push(...(await english(imported)).filter((w) => !quoted(w)));
   expect([...new Set(seen)]).toEqual([]);
 });
