@@ -177,7 +177,7 @@ fn moves(ctx: &Ctx, g: &Game) -> Html {
         <div class="level-play">
             { setup(ctx, g) }
             <p class="count">
-                { ctx.tf("moves", &[""]).trim_end() }{ " " }<strong data-testid="level-moves">{ made }</strong>
+                <span class="made">{ ctx.tf("moves", &[""]).trim_end() }{ " " }<strong data-testid="level-moves">{ made }</strong></span>
                 if let Some(par) = par { { " · " }<span data-testid="level-par">{ par }</span> }
                 { budget(ctx, g) }
             </p>
@@ -279,9 +279,10 @@ fn budget(ctx: &Ctx, g: &Game) -> Html {
             { for parts.into_iter().map(|(what, total, used)| {
                 let left = total.saturating_sub(used);
                 html! {
-                    <span data-budget={what} data-left={left.to_string()}>
-                        { " · " }{ ctx.tf(&format!("budget.{what}"), &[&left.to_string(), &total.to_string()]) }
-                    </span>
+                    // The space before a part is where the line may break; none inside it.
+                    <>{ " " }<span data-budget={what} data-left={left.to_string()}>
+                        { "· " }{ ctx.tf(&format!("budget.{what}"), &[&left.to_string(), &total.to_string()]) }
+                    </span></>
                 }
             }) }
         </span>
