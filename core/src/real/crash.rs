@@ -130,7 +130,7 @@ impl Row {
 }
 
 pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
-    let flags = Flags::parse(args, &["dir", "consumer", "store"])?;
+    let flags = Flags::parse(args, &["dir", "consumer", "store"])?.for_watch(watch);
     // Any built-in consumer, so that a wrong turn is seen failing §8 (the rule's needs a rule file).
     let consumer = match flags.text("consumer") {
         None => Ordering::Strict,

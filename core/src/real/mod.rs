@@ -31,7 +31,7 @@ pub const EXIT_CODE: i32 = 73;
 pub use crate::protocol::location::BUSY_TIMEOUT;
 
 /// Why a command did not give a verdict: bad arguments (exit 2, one line) or a failure to run (exit 1); or
-/// its arguments parsed and [`parse_only`] stops it there (exit 0).
+/// its arguments parsed and its caller asked for no more ([`Watch::parse_only`]; exit 0).
 #[derive(Debug)]
 pub enum Error {
     Usage(String),
@@ -46,12 +46,6 @@ impl std::fmt::Display for Error {
             Error::Parsed => f.write_str("the arguments parsed"),
         }
     }
-}
-
-/// `EXPERIMENTS_PARSE_ONLY` is set: a command stops once its arguments parsed, before it writes anything (the
-/// guides' commands are checked against the CLI this way, `scripts/check-docs.mjs`).
-pub fn parse_only() -> bool {
-    std::env::var_os("EXPERIMENTS_PARSE_ONLY").is_some()
 }
 
 impl From<std::io::Error> for Error {
@@ -69,6 +63,11 @@ pub trait Watch {
     /// `done` of `total` (seconds or rounds), and what the run has come to in a few words (asked only when
     /// someone looks).
     fn at(&self, _done: u64, _total: u64, _what: &dyn Fn() -> String) {}
+    /// The caller wants the arguments checked and nothing run: the command stops once they parsed, before it
+    /// writes anything (the CLI's guides are checked so).
+    fn parse_only(&self) -> bool {
+        false
+    }
     /// Whole lines of the run's report.
     fn write(&self, lines: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
@@ -125,6 +124,7 @@ impl Drop for Report<'_> {
 /// `--name value` pairs, each name once and known to the command; every value read with its range.
 pub struct Flags {
     values: BTreeMap<String, String>,
+    parse_only: bool,
 }
 
 impl Flags {
@@ -149,7 +149,18 @@ impl Flags {
                 return Err(Error::Usage(format!("--{name} is given twice")));
             }
         }
-        Ok(Flags { values })
+        Ok(Flags {
+            values,
+            parse_only: false,
+        })
+    }
+
+    /// These flags stop their command once they parsed when `watch` asks for no more ([`Watch::parse_only`]).
+    pub fn for_watch(self, watch: &dyn Watch) -> Flags {
+        Flags {
+            parse_only: watch.parse_only(),
+            ..self
+        }
     }
 
     /// A whole number in `min..=max`, or `default` when the flag is absent.
@@ -200,7 +211,7 @@ impl Flags {
                 "--dir needs a directory name, got an empty one".into(),
             ));
         }
-        if parse_only() {
+        if self.parse_only {
             return Err(Error::Parsed);
         }
         let dir = PathBuf::from(dir);
@@ -248,7 +259,7 @@ impl Flags {
                     "--dir is for SQLite's files; with --store postgres the databases are schemas on the server".into(),
                 ));
             }
-            if parse_only() {
+            if self.parse_only {
                 return Err(Error::Parsed);
             }
             let server =

@@ -40,7 +40,8 @@ pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
             "synchronous",
             "tear",
         ],
-    )?;
+    )?
+    .for_watch(watch);
     let synchronous = match flags.text("synchronous") {
         None => Synchronous::Full,
         Some(name) => Synchronous::from_name(name).ok_or_else(|| {

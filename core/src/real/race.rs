@@ -146,7 +146,7 @@ impl Outcome1 {
 }
 
 pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
-    let flags = Flags::parse(args, &["dir", "processes", "rounds", "store"])?;
+    let flags = Flags::parse(args, &["dir", "processes", "rounds", "store"])?.for_watch(watch);
     let processes = flags.number("processes", 6, 2, 64)?;
     let rounds = flags.number("rounds", 10, 1, 10_000)?;
     let target = flags.target()?;

@@ -36,7 +36,8 @@ pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
     let flags = Flags::parse(
         args,
         &["dir", "seconds", "workers", "flows", "seed", "producer"],
-    )?;
+    )?
+    .for_watch(watch);
     let producer = match flags.text("producer") {
         None => WriteMode::Atomic,
         Some(name) => WriteMode::from_name(name).ok_or_else(|| {

@@ -115,7 +115,7 @@ fn run(args: &super::cli::Interleave) -> Result<(), String> {
         if f.public {
             return Err("--public is PostgreSQL's: on SQLite a spec's tables are in a database of the run's own".into());
         }
-        if outbox_core::real::parse_only() {
+        if super::parse_only() {
             return Ok(());
         }
         return interleave::lite::run_spec(&spec, &mut out)
@@ -127,7 +127,7 @@ fn run(args: &super::cli::Interleave) -> Result<(), String> {
             "--store must be sqlite, postgres or a postgres:// URL, got `{store}`"
         ));
     }
-    if outbox_core::real::parse_only() {
+    if super::parse_only() {
         return Ok(());
     }
     let target = outbox_core::protocol::pg::server::Target::from_flag_for_specs(store)?;
@@ -243,7 +243,7 @@ fn all(f: &Flags<'_>) -> Result<(), String> {
             "--all runs on SQLite and PostgreSQL: --store must be postgres or a postgres:// URL, got `{store}`"
         ));
     }
-    if outbox_core::real::parse_only() {
+    if super::parse_only() {
         return Ok(());
     }
     if let Some(path) = f.record {

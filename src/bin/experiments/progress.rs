@@ -92,6 +92,10 @@ impl RealRun {
 
 #[cfg(unix)]
 impl outbox_core::real::Watch for RealRun {
+    fn parse_only(&self) -> bool {
+        super::parse_only()
+    }
+
     fn at(&self, done: u64, total: u64, what: &dyn Fn() -> String) {
         let mut progress = self.progress.borrow_mut();
         let progress = progress.get_or_insert_with(|| Progress::bar(total, &self.command));
