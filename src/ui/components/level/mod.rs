@@ -8,6 +8,7 @@
 mod attack;
 pub mod fetch;
 mod game;
+mod labels;
 mod share;
 pub mod store;
 mod verdict;

@@ -1,7 +1,7 @@
 //! What the level answers the reader: the hint, a dead end said unasked, the verdict once a move broke a
 //! property, and the proof or answer of *I give up*.
 
-use super::view::{bet_words, move_label};
+use super::labels::{bet_words, move_label};
 use super::{Act, Answer, Ctx, Game};
 use crate::ui::hints::Reply;
 use outbox_core::checker::describe;

@@ -1,14 +1,13 @@
 //! The level's panel as the reader sees it: the list, the claim and the bet, the moves, the hint, the verdict,
 //! the proof, and the progress's file.
 
+use super::labels::{bet_words, move_label};
 use super::{attack, verdict, Act, Answer, Ctx, Game};
 use crate::ui::hints::Reply;
-use crate::ui::i18n::{t, tf, Lang};
+use crate::ui::i18n::{t, Lang};
 use outbox_core::checker::{describe, Action, Move, Property};
-use outbox_core::diagram::gloss;
 use outbox_core::levels::{Bet, Progress};
 use outbox_core::protocol::Boundary;
-use outbox_core::trace::Step;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -137,15 +136,6 @@ fn bet(ctx: &Ctx, g: &Game, words: &outbox_core::levels::Words, progress: &Progr
                 </div>
             </div>
         },
-    }
-}
-
-pub(super) fn bet_words(ctx: &Ctx, b: Bet) -> String {
-    match b {
-        Bet::Hold => ctx.t("bet.made.hold"),
-        Bet::Breaks => ctx.t("bet.made.breaks"),
-        Bet::Break(p) => ctx.tf("bet.made.break", &[&ctx.property(p)]),
-        Bet::Skip => ctx.t("bet.made.skip"),
     }
 }
 
@@ -305,64 +295,4 @@ fn move_button(ctx: &Ctx, g: &Game, m: Move) -> Html {
         <button data-testid={testid} data-move={describe(&step)} data-idle={idle.to_string()}
             class={classes!(idle.then_some("idle"))} {onclick}>{ label }</button>
     }
-}
-
-/// A move's test hook and its words, as its button says it (the hint says the next move in the same words).
-pub(super) fn move_label(ctx: &Ctx, g: &Game, m: Move) -> (String, String) {
-    let lang = ctx.model.lang;
-    let config = &g.level.config;
-    let step = m.step(config);
-    let (testid, label) = match (m.action, &step) {
-        (Action::Advance(_), Step::Advance(w)) => {
-            let flow = w.event_id.trim_end_matches(|c: char| c.is_ascii_digit());
-            (
-                format!("advance-{flow}"),
-                format!(
-                    "{} ({} {})",
-                    tf(lang, "btn.advance", &[flow]),
-                    w.event_id,
-                    gloss(lang, &w.kind)
-                ),
-            )
-        }
-        (Action::UnsafeDualWrite(_), Step::UnsafeDualWrite(w)) => {
-            let flow = w.event_id.trim_end_matches(|c: char| c.is_ascii_digit());
-            (
-                format!("unsafe-{flow}"),
-                ctx.tf("move.unsafe", &[flow, &w.event_id]),
-            )
-        }
-        (Action::Relay(ev), _) => (
-            format!("relay-{}", ev.id()),
-            ctx.tf("move.relay", &[ev.id()]),
-        ),
-        (Action::Resend(ev), _) => (
-            format!("resend-{}", ev.id()),
-            ctx.tf("move.resend", &[ev.id()]),
-        ),
-        (Action::Apply(_), Step::Apply { flow, .. }) => {
-            (format!("apply-{flow}"), tf(lang, "btn.apply", &[flow]))
-        }
-        (Action::Checkpoint, _) => ("checkpoint".into(), t(lang, "btn.checkpoint")),
-        (Action::PowerCut(mask), _) => {
-            let who = match mask {
-                1 => "producer",
-                2 => "consumer",
-                _ => "both",
-            };
-            (
-                format!("power-cut-{who}"),
-                ctx.t(&format!("move.power.{who}")),
-            )
-        }
-        _ => (String::new(), describe(&step)),
-    };
-    let label = match m.crash {
-        Some(b) => ctx.tf(
-            "move.exit",
-            &[&label, &format!("{}. {}", b.number(), b.name())],
-        ),
-        None => label,
-    };
-    (testid, label)
 }
