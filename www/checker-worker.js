@@ -71,10 +71,11 @@ onmessage = async ({ data }) => {
 
 function failed(e, id) {
   // Rust aborts with `unreachable`: most likely out of memory on a large configuration (the search keeps every
-  // state it has seen). Any other trap is one safe code cannot make: the engine faulted (JavaScriptCore on
-  // Linux, now and then, in a worker), and the page starts the search again once.
+  // state it has seen). Any other trap is a stack overflow (it wraps the stack pointer) or the engine faulting
+  // (JavaScriptCore on Linux, now and then, in a worker): the page starts the search again once, and an
+  // overflow, which comes back, is then reported.
   const trap = e instanceof WebAssembly.RuntimeError;
   const engine = trap && !/unreachable/i.test(e.message);
-  const why = !trap ? '' : engine ? ' (the browser\'s WebAssembly engine faulted)' : ' (most likely out of memory: try smaller bounds)';
+  const why = !trap ? '' : engine ? ' (a stack overflow, or the browser\'s WebAssembly engine faulting)' : ' (most likely out of memory: try smaller bounds)';
   postMessage({ kind: 'failed', id, fault: engine ? 'engine' : undefined, message: `the checker's worker stopped: ${e}${why}` });
 }

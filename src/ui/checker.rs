@@ -329,6 +329,8 @@ struct Search {
     progress: RefCell<Progress>,
     /// The workers were started again after the engine faulted (once: a second fault is reported).
     restarted: Cell<bool>,
+    /// The page has heard the search's end: a fault after it starts nothing.
+    ended: Cell<bool>,
     handlers: RefCell<Option<Handlers>>,
 }
 
@@ -340,8 +342,14 @@ struct Handlers {
 impl Drop for Running {
     fn drop(&mut self) {
         self.0.stop();
-        // The handlers hold the search weakly; dropping them here ends the last strong cycle.
         self.0.handlers.borrow_mut().take();
+    }
+}
+
+impl Drop for Search {
+    /// Also when the first start failed half way: the workers made so far go too.
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -392,6 +400,7 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
         workers: RefCell::default(),
         progress: RefCell::default(),
         restarted: Cell::new(false),
+        ended: Cell::new(false),
         handlers: RefCell::default(),
     });
     let on = Rc::new(on);
@@ -402,7 +411,11 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
                 return;
             };
             let data = e.data();
-            if text(&data, "fault") == "engine" && !search.restarted.replace(true) {
+            let kind = text(&data, "kind");
+            if text(&data, "fault") == "engine"
+                && !search.ended.get()
+                && !search.restarted.replace(true)
+            {
                 web_sys::console::warn_1(
                     &format!("{}; starting the search again", text(&data, "message")).into(),
                 );
@@ -412,7 +425,8 @@ pub fn start(config: &Config, on: impl Fn(Message) + 'static) -> Result<Running,
                 return;
             }
             let n = search.workers.borrow().len().max(1);
-            on(if text(&data, "kind") == "progress" {
+            search.ended.set(search.ended.get() || kind != "progress");
+            on(if kind == "progress" {
                 search.progress.borrow_mut().add(&data, n)
             } else {
                 Message::read(&data)
@@ -461,12 +475,12 @@ impl Search {
         let n = worker_count();
         let options = web_sys::WorkerOptions::new();
         options.set_type(web_sys::WorkerType::Module);
-        let workers = (0..n)
-            .map(|_| {
-                web_sys::Worker::new_with_options(&script, &options)
-                    .map_err(|e| format!("the browser refused the checker's worker: {e:?}"))
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        // Each worker is kept as it is made, so that a failure half way still stops the ones before it.
+        for _ in 0..n {
+            let worker = web_sys::Worker::new_with_options(&script, &options)
+                .map_err(|e| format!("the browser refused the checker's worker: {e:?}"))?;
+            self.workers.borrow_mut().push(worker);
+        }
         // ports[i][j]: worker i's end of the channel to worker j.
         let mut ports: Vec<Vec<JsValue>> = vec![vec![JsValue::NULL; n]; n];
         for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
@@ -477,6 +491,7 @@ impl Search {
         }
         let handlers = self.handlers.borrow();
         let handlers = handlers.as_ref().ok_or("the search has stopped")?;
+        let workers = self.workers.borrow();
         for (index, (worker, own)) in workers.iter().zip(ports).enumerate() {
             worker.set_onmessage(Some(handlers.on_message.as_ref().unchecked_ref()));
             worker.set_onerror(Some(handlers.on_error.as_ref().unchecked_ref()));
@@ -495,7 +510,6 @@ impl Search {
                 .post_message_with_transfer(&init, &transfer)
                 .map_err(|e| format!("cannot hand the module to the checker's worker: {e:?}"))?;
         }
-        *self.workers.borrow_mut() = workers;
         Ok(())
     }
 }
