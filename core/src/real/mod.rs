@@ -68,6 +68,8 @@ pub trait Watch {
     fn parse_only(&self) -> bool {
         false
     }
+    /// The run is over: whatever the watch drew goes, before the command's last words on stderr.
+    fn done(&self) {}
     /// Whole lines of the run's report.
     fn write(&self, lines: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
@@ -324,6 +326,7 @@ pub fn command_watched(name: &str, args: &[String], watch: &dyn Watch) -> std::p
         "power" => power::main(args, watch),
         _ => return worker::main(args),
     };
+    watch.done();
     match outcome {
         Ok(true) | Err(Error::Parsed) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

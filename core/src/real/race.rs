@@ -205,6 +205,7 @@ pub fn main(args: &[String], watch: &dyn super::Watch) -> Run {
         }
         all_ok &= failures.is_empty();
     }
+    watch.at(total, total, &|| "done".into());
     let _ = writeln!(
         out,
         "`busy` counts a process that gave up waiting for the write lock after {} s; it is never a success.",

@@ -103,6 +103,10 @@ impl outbox_core::real::Watch for RealRun {
         progress.say(what);
     }
 
+    fn done(&self) {
+        self.progress.borrow_mut().take();
+    }
+
     fn write(&self, lines: &[u8]) -> std::io::Result<()> {
         use std::io::Write;
         let write = || std::io::stdout().lock().write_all(lines);
