@@ -201,7 +201,7 @@ export class Session {
     return this.until(async () => {
       seen = await this.run(`const e = document.querySelector('[data-testid="${id}"]'); return e && (${READ_TEXT})(e);`);
       return seen != null && ok(seen) ? seen : null;
-    }, { what: `${id} to read ${want} (it read ${JSON.stringify(seen)})`, ...options }).catch((e) => {
+    }, { what: `${id} to read ${want}`, ...options }).catch((e) => {
       throw new Error(`${e.message.split(' (last')[0]}; it read ${JSON.stringify(seen)}`);
     });
   }

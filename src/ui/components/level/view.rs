@@ -168,7 +168,7 @@ fn moves(ctx: &Ctx, g: &Game) -> Html {
             { setup(ctx, g) }
             <p class="count">
                 <span class="made">{ ctx.tf("moves", &[""]).trim_end() }{ " " }<strong data-testid="level-moves">{ made }</strong></span>
-                if let Some(par) = par { { " · " }<span data-testid="level-par">{ par }</span> }
+                if let Some(par) = par { { " " }<span class="par">{ "· " }<span data-testid="level-par">{ par }</span></span> }
                 { budget(ctx, g) }
             </p>
             if !offered.is_empty() {
