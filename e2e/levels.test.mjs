@@ -157,7 +157,7 @@ test('the protocol cannot be broken: I give up answers with the proof and the CL
   await expect(proof).toHaveAttribute('data-transitions', String(want.counts.transitions));
   await expect(proof).toHaveText(`Enumerated: every arrival order and every exit, ${want.counts.states} states and ${want.counts.transitions} transitions, as experiments check counts them on the same bounds. None breaks it.`);
   await expect(page.getByTestId('level-proof-bounds'))
-    .toHaveText('The bounds: 2 flow(s) × 3 event(s), 1 resend(s), 1 exit(s) of the process, at any of the ten boundaries.');
+    .toHaveText('The bounds: 2 flows × 3 events each, 1 resend, 1 exit of the process, at any of the ten boundaries.');
   const link = page.getByTestId('level-proof-link');
   await expect(link).toHaveText('The article, §9');
   await expect(link).toHaveAttribute('href', /^https:\/\/ai-knowledgepoints\.cn\/blog\//);

@@ -198,9 +198,21 @@ pub(super) fn proof(ctx: &Ctx, g: &Game) -> Html {
 
 /// The level's bounds in words: flows and events, resends, exits, power cuts.
 fn bounds(ctx: &Ctx, config: &outbox_core::checker::Config) -> String {
+    // "1 resend", "2 resends": a key's `.one` form for one.
+    let counted = |key: &str, n: u8| {
+        let key = if n == 1 {
+            format!("{key}.one")
+        } else {
+            key.to_owned()
+        };
+        ctx.tf(&key, &[&n.to_string()])
+    };
     let mut parts = vec![ctx.tf(
         "bounds.flows",
-        &[&config.flows.to_string(), &config.events.to_string()],
+        &[
+            &counted("bounds.flow", config.flows),
+            &counted("bounds.event", config.events),
+        ],
     )];
     for (key, n) in [
         ("bounds.resends", config.resends),
@@ -208,7 +220,7 @@ fn bounds(ctx: &Ctx, config: &outbox_core::checker::Config) -> String {
         ("bounds.power_cuts", config.power_cuts),
     ] {
         if n > 0 {
-            parts.push(ctx.tf(key, &[&n.to_string()]));
+            parts.push(counted(key, n));
         }
     }
     ctx.tf("bounds", &[&parts.join(ctx.t("bounds.and").as_str())])
