@@ -209,6 +209,106 @@ fn a_bad_progress_file_is_refused_with_what_is_wrong() {
     }
 }
 
+/// Each limit a level file has is a limit, not one off: the size, the id's length, a word's length (counted in
+/// characters, so Chinese is not cut at a third), and a challenge link's length; each just inside is read, each
+/// just past is refused with the number it got.
+#[test]
+fn a_levels_limits_are_exact() {
+    let good = read("02-dedupe-only.json");
+    let padded = |n: usize| {
+        let text = good.to_string();
+        format!("{text}{}", " ".repeat(n - text.len()))
+    };
+    let max = levels::MAX_LEVEL_BYTES;
+    assert!(levels::parse(&padded(max)).is_ok());
+    assert_eq!(
+        levels::parse(&padded(max + 1)).unwrap_err(),
+        format!("the level is {} bytes; at most {max} are allowed", max + 1)
+    );
+    let with = |edit: &dyn Fn(&mut Value)| {
+        let mut v = good.clone();
+        edit(&mut v);
+        levels::from_value(v)
+    };
+    assert_eq!(
+        with(&|v| v["id"] = json!("a".repeat(40))).unwrap().id.len(),
+        40
+    );
+    for id in [String::new(), "a".repeat(41)] {
+        let e = with(&|v| v["id"] = json!(id)).unwrap_err();
+        assert!(e.starts_with("field `id` must be 1–40"), "{id:?}: {e}");
+    }
+    let claim = with(&|v| v["words"]["zh"]["claim"] = json!("字".repeat(600))).unwrap();
+    assert_eq!(claim.zh.claim.chars().count(), 600);
+    let e = with(&|v| v["words"]["zh"]["claim"] = json!("字".repeat(601))).unwrap_err();
+    assert_eq!(
+        e,
+        "field `words.zh`: field `claim` is 601 characters; at most 600"
+    );
+    // A link's payload may be twice a level's bytes: one that long is read (and found not to be a level), one
+    // character more is refused for its length alone.
+    let long = |n: usize| levels::from_link(&format!("#level={}", "A".repeat(n))).unwrap_err();
+    assert!(
+        long(2 * max).contains("not a packed level"),
+        "{}",
+        long(2 * max)
+    );
+    assert_eq!(
+        long(2 * max + 1),
+        format!(
+            "the challenge link: {} characters is too long for a level",
+            2 * max + 1
+        )
+    );
+    // A progress file may be 256 KiB.
+    let text = Progress::default().to_json();
+    let progress = |n: usize| Progress::parse(&format!("{text}{}", " ".repeat(n - text.len())));
+    assert_eq!(progress(256 * 1024), Ok(Progress::default()));
+    assert_eq!(
+        progress(256 * 1024 + 1).unwrap_err(),
+        "262145 bytes is too large for a progress file"
+    );
+}
+
+/// A merge keeps what either side has seen: a level revealed (or solved) on one side stays so, whichever side.
+#[test]
+fn a_merge_keeps_what_either_side_has_seen() {
+    let mut mine = Progress::default();
+    mine.record_revealed("strict");
+    mine.record_win("dual-write", 2);
+    let mut theirs = Progress::default();
+    theirs.record_revealed("greater-than");
+    theirs.record_bet("strict", Bet::Hold);
+    theirs.record_bet("dual-write", Bet::Skip);
+    mine.merge(theirs);
+    assert!(mine.levels["strict"].revealed);
+    assert!(mine.levels["greater-than"].revealed);
+    assert!(mine.levels["dual-write"].solved);
+    assert_eq!(mine.levels["dual-write"].best, Some(2));
+    // The unbreakable level is solved by its proof, without a count of moves.
+    let mut p = Progress::default();
+    p.record_solved("strict");
+    let solved = levels::Record {
+        solved: true,
+        ..Default::default()
+    };
+    assert_eq!(p.levels["strict"], solved);
+}
+
+/// A bet that names a property is right only of a level that breaks that one; "it breaks" of any that breaks.
+#[test]
+fn a_bet_on_a_property_is_right_only_when_that_property_breaks() {
+    let no_loss = Bet::Break(Property::NoLoss);
+    assert_eq!(no_loss.right(Some(Property::NoLoss)), Some(true));
+    assert_eq!(no_loss.right(Some(Property::Completion)), Some(false));
+    assert_eq!(no_loss.right(None), Some(false));
+    assert_eq!(Bet::Breaks.right(Some(Property::Completion)), Some(true));
+    assert_eq!(Bet::Breaks.right(None), Some(false));
+    assert_eq!(Bet::Hold.right(None), Some(true));
+    assert_eq!(Bet::Hold.right(Some(Property::NoLoss)), Some(false));
+    assert_eq!(Bet::Skip.right(None), None);
+}
+
 #[test]
 fn a_bad_level_is_refused_with_what_is_wrong() {
     let good = read("02-dedupe-only.json");
@@ -659,4 +759,116 @@ fn the_code_under_attack_is_what_the_levels_processes_run() {
         "COMMIT did not run"
     );
     assert!(ran.lines.contains(&0));
+}
+
+/// Every statement a move runs is a line of its block, lit, in the block's order: on each level, a history
+/// through each branch the code under attack shows (an event relayed before the one it follows, so the apply
+/// meets a gap; a resend where the level allows one), move by move. On a rule's level the apply lights the rule.
+/// And each branch is shown once: no line of a block could go with every run still in it.
+#[test]
+fn every_statement_a_move_runs_is_lit_in_its_block() {
+    use outbox_core::checker::config::Ev;
+    use outbox_core::checker::{Action, Move};
+    use outbox_core::levels::code::{Code, Kind};
+    use outbox_core::protocol::Location;
+    use outbox_core::trace::Session;
+    for level in levels() {
+        let config = &level.config;
+        let code = Code::of(config).unwrap();
+        let mut session = Session::create(&Location::memory(), config.setup()).unwrap();
+        for step in config.prelude() {
+            session.step(&step);
+        }
+        session.set_sql_logging(true);
+        let ev = |seq| Ev { flow: 0, seq };
+        let made = |action| Move {
+            action,
+            crash: None,
+        };
+        let mut moves: Vec<Move> = (1..=config.events)
+            .map(|s| made(Action::Advance(ev(s))))
+            .collect();
+        let mut order: Vec<u8> = (1..=config.events).collect();
+        if order.len() > 1 {
+            order.swap(0, 1);
+        }
+        for s in order {
+            moves.push(made(Action::Relay(ev(s))));
+            moves.push(made(Action::Apply(0)));
+        }
+        moves.push(made(Action::Apply(0)));
+        if config.resends > 0 {
+            moves.push(made(Action::Resend(ev(1))));
+            moves.push(made(Action::Apply(0)));
+        }
+        let mut seen = Vec::new();
+        let mut runs: Vec<(Kind, Vec<(outbox_core::protocol::Role, String)>)> = Vec::new();
+        for m in &moves {
+            let report = session.step(&m.step(config));
+            let ran = code.ran(m, &report.sql);
+            let Some(kind) = ran.kind else { continue };
+            seen.push(kind);
+            // What the move ran, by the block of its kind of move (an apply that asked the rule ran the apply).
+            let logged: Vec<(outbox_core::protocol::Role, String)> = report
+                .sql
+                .iter()
+                .filter(|l| !l.template.is_empty())
+                .map(|l| (l.db, l.template.clone()))
+                .collect();
+            runs.push((Kind::of(m).unwrap(), logged.clone()));
+            let block = code.block(kind).unwrap();
+            if kind == Kind::Rule {
+                assert_eq!(ran.lines.len(), block.lines.len(), "{}", level.id);
+                continue;
+            }
+            let lit: Vec<(outbox_core::protocol::Role, String)> = ran
+                .lines
+                .iter()
+                .map(|&i| (block.lines[i].db, block.lines[i].sql.clone()))
+                .collect();
+            assert_eq!(lit, logged, "{}: {m:?}", level.id);
+            assert!(
+                ran.lines.windows(2).all(|w| w[0] < w[1]),
+                "{}: {:?}",
+                level.id,
+                ran.lines
+            );
+        }
+        assert!(seen.contains(&Kind::Relay), "{}: {seen:?}", level.id);
+        let within = |run: &[(outbox_core::protocol::Role, String)],
+                      lines: &[(outbox_core::protocol::Role, String)]| {
+            let mut rest = lines.iter();
+            run.iter().all(|l| rest.any(|k| k == l))
+        };
+        for block in code
+            .blocks
+            .iter()
+            .filter(|b| runs.iter().any(|(k, _)| *k == b.kind))
+        {
+            let lines: Vec<_> = block.lines.iter().map(|l| (l.db, l.sql.clone())).collect();
+            for k in 0..lines.len() {
+                let mut shorter = lines.clone();
+                shorter.remove(k);
+                assert!(
+                    runs.iter()
+                        .any(|(kind, run)| *kind == block.kind && !within(run, &shorter)),
+                    "{} {}: line {k} ({}) is no run's",
+                    level.id,
+                    block.kind.name(),
+                    lines[k].1
+                );
+            }
+        }
+        let rule = config.rule.is_some();
+        assert_eq!(seen.contains(&Kind::Rule), rule, "{}: {seen:?}", level.id);
+        // Without a rule an apply lights the apply, where the consumer has one (dedupe-only applies on arrival).
+        if !rule {
+            assert_eq!(
+                seen.contains(&Kind::Apply),
+                code.block(Kind::Apply).is_some(),
+                "{}: {seen:?}",
+                level.id
+            );
+        }
+    }
 }
