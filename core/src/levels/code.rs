@@ -262,3 +262,69 @@ fn merge(a: &[Line], b: &[Line]) -> Vec<Line> {
     out.extend_from_slice(&b[j..]);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{merge, Line};
+    use crate::protocol::Role;
+
+    fn lines(text: &str) -> Vec<Line> {
+        text.split_whitespace()
+            .map(|w| Line {
+                db: Role::Consumer,
+                sql: w.to_owned(),
+            })
+            .collect()
+    }
+
+    /// Whether `run` is `block` with lines left out.
+    fn within(run: &[Line], block: &[Line]) -> bool {
+        let mut rest = block.iter();
+        run.iter().all(|l| rest.any(|k| k == l))
+    }
+
+    /// The longest common subsequence's length, by plain recursion (small inputs only).
+    fn common(a: &[Line], b: &[Line]) -> usize {
+        match (a.split_first(), b.split_first()) {
+            (Some((x, ra)), Some((y, rb))) if x == y => 1 + common(ra, rb),
+            (Some((_, ra)), Some((_, rb))) => common(ra, b).max(common(a, rb)),
+            _ => 0,
+        }
+    }
+
+    #[test]
+    fn two_runs_merge_into_one_block_with_each_branch_once() {
+        let merged = merge(
+            &lines("BEGIN read gap COMMIT"),
+            &lines("BEGIN read write mark COMMIT"),
+        );
+        assert_eq!(merged, lines("BEGIN read gap write mark COMMIT"));
+        assert_eq!(merge(&lines("x c"), &lines("y x c")), lines("y x c"));
+        assert_eq!(merge(&lines("b"), &lines("b x")), lines("b x"));
+        assert_eq!(merge(&lines("b x"), &lines("b")), lines("b x"));
+        // Every pair of runs of up to four statements over two words: both runs are in the block, which is as
+        // short as any block holding both can be.
+        let all: Vec<String> = (0..=4)
+            .flat_map(|n| {
+                (0..1u32 << n).map(move |bits| {
+                    (0..n)
+                        .map(|k| if bits >> k & 1 == 1 { "a" } else { "b" })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+            })
+            .collect();
+        for a in &all {
+            for b in &all {
+                let (a, b) = (lines(a), lines(b));
+                let merged = merge(&a, &b);
+                assert!(within(&a, &merged) && within(&b, &merged), "{a:?} {b:?}");
+                assert_eq!(
+                    merged.len(),
+                    a.len() + b.len() - common(&a, &b),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+}
