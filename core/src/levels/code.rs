@@ -265,8 +265,9 @@ fn merge(a: &[Line], b: &[Line]) -> Vec<Line> {
 
 #[cfg(test)]
 mod tests {
-    use super::{merge, Line};
-    use crate::protocol::Role;
+    use super::{merge, Block, Code, Kind, Line};
+    use crate::checker::{Action, Move};
+    use crate::protocol::{Role, SqlLine};
 
     fn lines(text: &str) -> Vec<Line> {
         text.split_whitespace()
@@ -302,13 +303,13 @@ mod tests {
         assert_eq!(merge(&lines("x c"), &lines("y x c")), lines("y x c"));
         assert_eq!(merge(&lines("b"), &lines("b x")), lines("b x"));
         assert_eq!(merge(&lines("b x"), &lines("b")), lines("b x"));
-        // Every pair of runs of up to four statements over two words: both runs are in the block, which is as
+        // Every pair of runs of up to four statements over three words: both runs are in the block, which is as
         // short as any block holding both can be.
-        let all: Vec<String> = (0..=4)
+        let all: Vec<String> = (0..=4u32)
             .flat_map(|n| {
-                (0..1u32 << n).map(move |bits| {
+                (0..3u32.pow(n)).map(move |code| {
                     (0..n)
-                        .map(|k| if bits >> k & 1 == 1 { "a" } else { "b" })
+                        .map(|k| ["a", "b", "c"][(code / 3u32.pow(k) % 3) as usize])
                         .collect::<Vec<_>>()
                         .join(" ")
                 })
@@ -326,5 +327,43 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A statement a move runs twice lights the block's two lines, one each, in order; an exit cuts after the
+    /// last line it ran.
+    #[test]
+    fn a_statement_run_twice_lights_two_lines() {
+        let code = Code {
+            blocks: vec![Block {
+                kind: Kind::Apply,
+                lines: lines("BEGIN read read COMMIT"),
+            }],
+        };
+        let apply = Move {
+            action: Action::Apply(0),
+            crash: None,
+        };
+        let logged = |text: &str| -> Vec<SqlLine> {
+            text.split_whitespace()
+                .map(|w| SqlLine {
+                    db: Role::Consumer,
+                    sql: w.to_owned(),
+                    template: w.to_owned(),
+                })
+                .collect()
+        };
+        let ran = code.ran(&apply, &logged("BEGIN read read COMMIT"));
+        assert_eq!(
+            (ran.kind, ran.lines, ran.cut),
+            (Some(Kind::Apply), vec![0, 1, 2, 3], None)
+        );
+        let mut cut = logged("BEGIN read read");
+        cut.push(SqlLine {
+            db: Role::Consumer,
+            sql: "-- process exits".into(),
+            template: String::new(),
+        });
+        let ran = code.ran(&apply, &cut);
+        assert_eq!((ran.lines, ran.cut), (vec![0, 1, 2], Some(2)));
     }
 }
