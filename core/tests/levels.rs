@@ -74,6 +74,30 @@ fn a_challenge() -> serde_json::Value {
     levels::challenge(&rule, words)
 }
 
+/// A challenge's rule may block what waits at a gap: the code under attack shows that branch too, since the
+/// code is read from a run that relays an event before the one it follows.
+#[test]
+fn a_rule_that_blocks_at_a_gap_shows_the_block_in_its_code() {
+    use outbox_core::levels::code::{Code, Kind};
+    let rule = outbox_core::rule::Rule::new(
+        "SELECT event_id, CASE WHEN problem IS NULL THEN 'apply' ELSE 'block' END FROM waiting ORDER BY seq LIMIT 1",
+        outbox_core::rule::RuleEffect::Inside,
+    )
+    .unwrap();
+    let level =
+        levels::from_value(levels::challenge(&rule, a_challenge()["words"].clone())).unwrap();
+    let code = Code::of(&level.config).unwrap();
+    let apply = code.block(Kind::Apply).unwrap();
+    assert!(
+        apply
+            .lines
+            .iter()
+            .any(|l| l.sql.starts_with("UPDATE inbox SET state='blocked'")),
+        "{:#?}",
+        apply.lines
+    );
+}
+
 #[test]
 fn a_challenge_link_carries_the_readers_rule_whole() {
     let link = levels::to_link(&a_challenge());
@@ -209,9 +233,9 @@ fn a_bad_progress_file_is_refused_with_what_is_wrong() {
     }
 }
 
-/// Each limit a level file has is a limit, not one off: the size, the id's length, a word's length (counted in
-/// characters, so Chinese is not cut at a third), and a challenge link's length; each just inside is read, each
-/// just past is refused with the number it got.
+/// Each limit on what the page reads is exact, not one off: a level's size, its id's length, a word's length
+/// (counted in characters, so Chinese is not cut at a third), a challenge link's length and a progress file's
+/// size; each just inside is read, each just past is refused, saying what is wrong.
 #[test]
 fn a_levels_limits_are_exact() {
     let good = read("02-dedupe-only.json");
@@ -270,7 +294,8 @@ fn a_levels_limits_are_exact() {
     );
 }
 
-/// A merge keeps what either side has seen: a level revealed (or solved) on one side stays so, whichever side.
+/// A merge keeps what either side has seen: a level revealed on either side, or solved on this one, stays so;
+/// and the unbreakable level is solved by its proof, without a count of moves.
 #[test]
 fn a_merge_keeps_what_either_side_has_seen() {
     let mut mine = Progress::default();
@@ -761,10 +786,11 @@ fn the_code_under_attack_is_what_the_levels_processes_run() {
     assert!(ran.lines.contains(&0));
 }
 
-/// Every statement a move runs is a line of its block, lit, in the block's order: on each level, a history
-/// through each branch the code under attack shows (an event relayed before the one it follows, so the apply
-/// meets a gap; a resend where the level allows one), move by move. On a rule's level the apply lights the rule.
-/// And each branch is shown once: no line of a block could go with every run still in it.
+/// Every statement a move runs is a line of its block, lit, in the block's order: on each level, the history the
+/// code is read from (an event relayed before the one it follows, so the apply meets a gap; a resend where the
+/// level allows one), move by move. On a rule's level the apply lights the rule. And each branch is shown once:
+/// no line of a block could go with every run still in it. (The same runs make the blocks, so this checks the
+/// lighting and the merge, not which branches the history reaches; the unsafe producer's block is not played.)
 #[test]
 fn every_statement_a_move_runs_is_lit_in_its_block() {
     use outbox_core::checker::config::Ev;
