@@ -787,14 +787,12 @@ fn the_code_under_attack_is_what_the_levels_processes_run() {
 }
 
 /// Every statement a move runs is a line of its block, lit, in the block's order: on each level, the history the
-/// code is read from (an event relayed before the one it follows, so the apply meets a gap; a resend where the
+/// code is read from (`code::script`: an event relayed before the one it follows, so the apply meets a gap; a resend where the
 /// level allows one), move by move. On a rule's level the apply lights the rule. And each branch is shown once:
 /// no line of a block could go with every run still in it. (The same runs make the blocks, so this checks the
 /// lighting and the merge, not which branches the history reaches; the unsafe producer's block is not played.)
 #[test]
 fn every_statement_a_move_runs_is_lit_in_its_block() {
-    use outbox_core::checker::config::Ev;
-    use outbox_core::checker::{Action, Move};
     use outbox_core::levels::code::{Code, Kind};
     use outbox_core::protocol::Location;
     use outbox_core::trace::Session;
@@ -806,27 +804,7 @@ fn every_statement_a_move_runs_is_lit_in_its_block() {
             session.step(&step);
         }
         session.set_sql_logging(true);
-        let ev = |seq| Ev { flow: 0, seq };
-        let made = |action| Move {
-            action,
-            crash: None,
-        };
-        let mut moves: Vec<Move> = (1..=config.events)
-            .map(|s| made(Action::Advance(ev(s))))
-            .collect();
-        let mut order: Vec<u8> = (1..=config.events).collect();
-        if order.len() > 1 {
-            order.swap(0, 1);
-        }
-        for s in order {
-            moves.push(made(Action::Relay(ev(s))));
-            moves.push(made(Action::Apply(0)));
-        }
-        moves.push(made(Action::Apply(0)));
-        if config.resends > 0 {
-            moves.push(made(Action::Resend(ev(1))));
-            moves.push(made(Action::Apply(0)));
-        }
+        let moves = outbox_core::levels::code::script(config);
         let mut seen = Vec::new();
         let mut runs: Vec<(Kind, Vec<(outbox_core::protocol::Role, String)>)> = Vec::new();
         for m in &moves {

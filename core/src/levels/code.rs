@@ -176,8 +176,9 @@ impl Code {
 }
 
 /// A short history that runs each kind of move through its branches: flow A produced whole, its second event
-/// relayed first (the apply waits at the gap), then the first, applied until idle, and a resend.
-fn script(config: &Config) -> Vec<Move> {
+/// relayed first (the apply waits at the gap), then the first, applied until idle, and a resend. The code under
+/// attack is read from it (public so that a test replays the same history).
+pub fn script(config: &Config) -> Vec<Move> {
     let ev = |seq| Ev { flow: 0, seq };
     let m = |action| Move {
         action,
